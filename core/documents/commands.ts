@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto'
+import * as Y from 'yjs'
+import type { Actor } from '../events/actor.js'
+import type { EventStore, EventInput, RecordedEvent } from '../log/eventStore.js'
+import { STREAM_DOES_NOT_EXIST } from '../log/expectedVersion.js'
+import { QuireError } from '../errors.js'
+import { DocumentState, sha256 } from '../../projections/documents/documentState.js'
+import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
+import { documentStream, type DocumentKind } from './events.js'
+import { positionOfRevision } from './revision.js'
+import { textHunks } from './textDiff.js'
+import { DocumentTurns } from './turns.js'
+
+export interface CreateDocumentInput {
+  readonly kind: DocumentKind
+  readonly content: string
+  readonly path: string | null
+  readonly title: string
+  readonly origin: 'untitled' | 'file' | 'trace'
+  readonly actor: Actor
+  /** For `origin: 'file'`: the content is what the file holds, so the document starts clean. */
+  readonly matchesFile?: boolean
+}
+
+export interface WriteInput {
+  readonly docId: string
+  readonly content: string
+  readonly expectedRevision?: string
+  readonly actor: Actor
+}
+
+export interface WriteOutcome {
+  readonly revision: string
+  /** False when the content already was `content`: nothing was journaled or changed. */
+  readonly changed: boolean
+  readonly durable: boolean
+}
+
+export interface PeerUpdateOutcome {
+  readonly revision: string
+  /** Number of updates recorded (duplicates are not). */
+  readonly recorded: number
+  /** Resolves once the recorded updates are fsync'd. */
+  readonly durable: Promise<void>
+}
+
+/** Lone UTF-16 surrogates cannot be stored faithfully (INVALID_TEXT, JRNL.11). */
+export const hasLoneSurrogate = (text: string): boolean => !text.isWellFormed()
+
+/** Canonical content has LF line endings. */
+export const normalizeLineEndings = (text: string): string => text.replace(/\r\n?/g, '\n')
+
+const newDocId = (): string => `d-${randomBytes(8).toString('base64url').replace(/[-_]/g, '').slice(0, 10).toLowerCase()}`
+
+/**
+ * The document commands: each decides from the current state, appends events, and folds them into the live state
+ * in the same synchronous step, so in-memory documents always match the log's order. The MCP adapter, the CLI and
+ * the collaboration endpoint all call these.
+ */
+export class DocumentCommands {
+  readonly turns = new DocumentTurns()
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly documents: DocumentsProjection,
+  ) {}
+
+  async create(input: CreateDocumentInput): Promise<{ docId: string; revision: string }> {
+    const content = normalizeLineEndings(input.content)
+    if (hasLoneSurrogate(content)) throw new QuireError('INVALID_TEXT', 'content contains an unpaired UTF-16 surrogate')
+    const docId = newDocId()
+    const stream = documentStream(docId)
+    await this.store.streamHead(stream)
+    const state = new DocumentState(docId)
+    const { update } = state.transactLocal(content.length > 0 ? [{ start: 0, deleteCount: 0, insert: content }] : [])
+    const events: EventInput[] = [
+      {
+        type: 'document.created',
+        actor: input.actor,
+        data: { docId, kind: input.kind, path: input.path, title: input.title, origin: input.origin, update },
+      },
+    ]
+    if (input.matchesFile && input.path) {
+      events.push({
+        type: 'document.saved',
+        actor: input.actor,
+        data: { path: input.path, sha256: sha256(content), length: content.length, reason: 'open' },
+      })
+    }
+    const enqueued = this.store.enqueue(stream, events, { expectedStreamVersion: STREAM_DOES_NOT_EXIST })
+    state.recordApplied(enqueued.events[0]!, true)
+    for (const event of enqueued.events.slice(1)) state.apply(event)
+    this.documents.adopt(state)
+    await enqueued.durable
+    return { docId, revision: state.revision }
+  }
+
+  /**
+   * Replaces a document's content, recording the intent in the journal first (JRNL.1) and applying it as a minimal
+   * diff so concurrent peer edits elsewhere survive. A write that changes nothing is not journaled (JRNL.2).
+   */
+  async write(input: WriteInput): Promise<WriteOutcome> {
+    if (hasLoneSurrogate(input.content)) {
+      throw new QuireError('INVALID_TEXT', 'content contains an unpaired UTF-16 surrogate')
+    }
+    const state = await this.require(input.docId)
+    return this.turns.run(input.docId, async () => {
+      this.checkExpectedRevision(state, input.expectedRevision)
+      const content = normalizeLineEndings(input.content)
+      const baseRevision = state.revisionPosition
+      const hunks = textHunks(state.content, content)
+      if (hunks.length === 0) return { revision: state.revision, changed: false, durable: true }
+
+      const stream = documentStream(input.docId)
+      const journal = this.store.enqueue(stream, [
+        { type: 'journal.recorded', actor: input.actor, data: { operation: 'write', text: content, baseRevision: state.revision } },
+      ])
+      state.apply(journal.events[0]!)
+      await journal.durable
+      if (state.revisionPosition !== baseRevision) {
+        throw new QuireError('ABORTED', 'the document was edited while the write was being recorded', { reason: 'edited' })
+      }
+      const change = state.transactLocal(hunks)
+      const applied = this.enqueueApplied(state, {
+        type: 'document.changed',
+        actor: input.actor,
+        data: { update: change.update, journal: journal.events[0]!.position },
+      }, change.textChanged)
+      await applied
+      return { revision: state.revision, changed: true, durable: true }
+    })
+  }
+
+  /**
+   * Records and applies updates from a Yjs peer, one event per update, in order. Updates that bring nothing new
+   * are not recorded. Rejects malformed updates before anything is recorded.
+   */
+  async applyPeerUpdates(docId: string, updates: readonly Uint8Array[], actor: Actor): Promise<PeerUpdateOutcome> {
+    for (const update of updates) assertDecodableUpdate(update)
+    const state = await this.require(docId)
+    let recorded = 0
+    let durable: Promise<void> = Promise.resolve()
+    for (const update of updates) {
+      const { stateChanged, textChanged } = state.applyRemote(update)
+      if (!stateChanged) continue
+      durable = this.enqueueApplied(state, { type: 'document.changed', actor, data: { update } }, textChanged)
+      recorded++
+    }
+    return { revision: state.revision, recorded, durable }
+  }
+
+  /** Marks the current content as what `path` holds (after a save, or on open). */
+  async markSaved(docId: string, path: string, reason: 'open' | 'save', actor: Actor): Promise<RecordedEvent> {
+    const state = await this.require(docId)
+    const content = state.content
+    const enqueued = this.store.enqueue(documentStream(docId), [
+      { type: 'document.saved', actor, data: { path, sha256: sha256(content), length: content.length, reason } },
+    ])
+    state.apply(enqueued.events[0]!)
+    await enqueued.durable
+    return enqueued.events[0]!
+  }
+
+  private async require(docId: string): Promise<DocumentState> {
+    const state = await this.documents.get(docId)
+    if (!state) throw new QuireError('NOT_FOUND', `no document ${docId}`)
+    await this.store.streamHead(documentStream(docId))
+    return state
+  }
+
+  private checkExpectedRevision(state: DocumentState, expected: string | undefined): void {
+    if (expected === undefined) return
+    if (positionOfRevision(expected) !== state.revisionPosition) {
+      throw new QuireError('STALE', 'Document has changed since the last read', { current_revision: state.revision })
+    }
+  }
+
+  /**
+   * Appends an event whose effect the state already holds. If the append is refused, the in-memory state no longer
+   * matches the log, so the document is evicted and will be rebuilt from the log on next use.
+   */
+  private enqueueApplied(state: DocumentState, event: EventInput, textChanged: boolean): Promise<void> {
+    try {
+      const enqueued = this.store.enqueue(documentStream(state.docId), [event])
+      state.recordApplied(enqueued.events[0]!, textChanged)
+      this.documents.noteApplied(state)
+      return enqueued.durable
+    } catch (error) {
+      this.documents.evict(state.docId)
+      throw error
+    }
+  }
+}
+
+function assertDecodableUpdate(update: Uint8Array): void {
+  try {
+    Y.decodeUpdate(update)
+  } catch (error) {
+    throw new QuireError('INVALID_UPDATE', `not a Yjs update: ${(error as Error).message}`)
+  }
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod'
+import { defineEvent } from '../events/schema.js'
+
+/** Streams are per document: every event about document `id` lives in `doc:<id>`. */
+export const documentStream = (docId: string): string => `doc:${docId}`
+export const DOCUMENT_STREAM_PREFIX = 'doc:'
+export const docIdOfStream = (stream: string): string => stream.slice(DOCUMENT_STREAM_PREFIX.length)
+
+export const documentKinds = ['markdown', 'yaml-workflow'] as const
+export type DocumentKind = (typeof documentKinds)[number]
+
+const bytes = z.instanceof(Uint8Array)
+
+/**
+ * A document came to exist. `update` is the Yjs update that put its initial content into `source` (an empty update
+ * for an empty document); `origin` says where the content came from.
+ */
+export const DocumentCreated = defineEvent({
+  type: 'document.created',
+  version: 1,
+  schema: z.object({
+    docId: z.string().min(1),
+    kind: z.enum(documentKinds),
+    path: z.string().nullable(),
+    title: z.string(),
+    origin: z.enum(['untitled', 'file', 'trace']),
+    update: bytes,
+  }),
+})
+
+/**
+ * The content changed: `update` is the Yjs update that made the change, so replay is `Y.applyUpdate` in log order.
+ * `journal` is the position of the journal entry an AI edit recorded first (absent for peer and disk edits).
+ */
+export const DocumentChanged = defineEvent({
+  type: 'document.changed',
+  version: 1,
+  schema: z.object({
+    update: bytes,
+    journal: z.number().int().positive().optional(),
+  }),
+})
+
+/**
+ * The agent edit journal: an AI edit's intent, recorded (and fsync'd) before the document is touched. It holds the
+ * complete text the edit asks for and the revision it was based on.
+ */
+export const JournalRecorded = defineEvent({
+  type: 'journal.recorded',
+  version: 1,
+  schema: z.object({
+    operation: z.enum(['write']),
+    text: z.string(),
+    baseRevision: z.string(),
+  }),
+})
+
+/**
+ * The document's content as of this event is what the file at `path` holds: written there by a save, or read from
+ * there on open. `dirty` compares the content against it.
+ */
+export const DocumentSaved = defineEvent({
+  type: 'document.saved',
+  version: 1,
+  schema: z.object({
+    path: z.string().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    length: z.number().int().nonnegative(),
+    reason: z.enum(['open', 'save']),
+  }),
+})
+
+export const documentEvents = [DocumentCreated, DocumentChanged, JournalRecorded, DocumentSaved] as const

@@ -1,0 +1,104 @@
+import { diffMain, DIFF_DELETE, DIFF_INSERT, type Diff } from 'diff-match-patch-es'
+
+/** One replacement in old-text coordinates (UTF-16 code units, as Y.Text counts). */
+export interface Hunk {
+  readonly start: number
+  readonly deleteCount: number
+  readonly insert: string
+}
+
+/**
+ * How long the diff may search before settling for a coarser (still correct) answer. Bounds the write path
+ * against a hostile pair of huge, unrelated texts; ordinary edits finish in microseconds.
+ */
+const DIFF_TIMEOUT_SECONDS = 0.25
+
+/**
+ * The hunks that turn `before` into `after`, computed as a minimal diff so that concurrent peer edits elsewhere in
+ * the document survive a whole-document write. Hunks are sorted, non-overlapping, and never split a surrogate pair
+ * (Yjs would replace half a pair with U+FFFD).
+ */
+export function textHunks(before: string, after: string): Hunk[] {
+  if (before === after) return []
+  const diffs = diffMain(before, after, { diffTimeout: DIFF_TIMEOUT_SECONDS })
+  return widenAcrossSurrogates(before, toHunks(diffs))
+}
+
+function toHunks(diffs: Diff[]): Hunk[] {
+  const hunks: Hunk[] = []
+  let offset = 0
+  let pending: { start: number; deleteCount: number; insert: string } | undefined
+  for (const [operation, text] of diffs) {
+    if (operation === DIFF_DELETE || operation === DIFF_INSERT) {
+      pending ??= { start: offset, deleteCount: 0, insert: '' }
+      if (operation === DIFF_DELETE) {
+        pending.deleteCount += text.length
+        offset += text.length
+      } else {
+        pending.insert += text
+      }
+    } else {
+      if (pending) hunks.push(pending)
+      pending = undefined
+      offset += text.length
+    }
+  }
+  if (pending) hunks.push(pending)
+  return hunks
+}
+
+const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
+const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
+
+/**
+ * Moves hunk edges that fall inside a surrogate pair outward by one code unit. The widened unit is equal in both
+ * texts (it sat in an unchanged run), so it is deleted and re-inserted unchanged; touching hunks are merged.
+ */
+function widenAcrossSurrogates(before: string, hunks: Hunk[]): Hunk[] {
+  const result: Hunk[] = []
+  for (const hunk of hunks) {
+    let { start, deleteCount, insert } = hunk
+    const startSplits =
+      start > 0 &&
+      isHigh(before.charCodeAt(start - 1)) &&
+      (isLow(before.charCodeAt(start)) || (insert.length > 0 && isLow(insert.charCodeAt(0))))
+    if (startSplits) {
+      start -= 1
+      deleteCount += 1
+      insert = before[start]! + insert
+    }
+    const end = start + deleteCount
+    const endSplits =
+      end < before.length &&
+      isLow(before.charCodeAt(end)) &&
+      (isHigh(before.charCodeAt(end - 1)) || (insert.length > 0 && isHigh(insert.charCodeAt(insert.length - 1))))
+    if (endSplits) {
+      deleteCount += 1
+      insert += before[end]!
+    }
+    const previous = result[result.length - 1]
+    if (previous && previous.start + previous.deleteCount >= start) {
+      // Only touching is possible here: the original hunks were separated by at least one equal unit.
+      const gap = before.slice(previous.start + previous.deleteCount, start)
+      result[result.length - 1] = {
+        start: previous.start,
+        deleteCount: start + deleteCount - previous.start,
+        insert: previous.insert + gap + insert,
+      }
+    } else {
+      result.push({ start, deleteCount, insert })
+    }
+  }
+  return result
+}
+
+/** Applies hunks to a string; the reference semantics the Yjs application must match. */
+export function applyHunks(text: string, hunks: readonly Hunk[]): string {
+  let result = ''
+  let cursor = 0
+  for (const hunk of hunks) {
+    result += text.slice(cursor, hunk.start) + hunk.insert
+    cursor = hunk.start + hunk.deleteCount
+  }
+  return result + text.slice(cursor)
+}

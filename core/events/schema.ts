@@ -1,0 +1,69 @@
+import type { z } from 'zod'
+
+/**
+ * Versioned event schemas. Each event type has a current schema version, a zod schema for that version, and
+ * upcasters that lift older stored payloads to the current shape, so old logs replay under new code. A payload that
+ * fails its schema on read is quarantined by the store (never a crash); on append it is a programming error.
+ */
+export interface EventDefinition<Type extends string = string, Schema extends z.ZodType = z.ZodType> {
+  readonly type: Type
+  readonly version: number
+  readonly schema: Schema
+  /** `upcasters[n]` turns a version-n payload into a version-(n+1) payload. */
+  readonly upcasters?: Readonly<Record<number, (data: unknown) => unknown>>
+}
+
+export function defineEvent<Type extends string, Schema extends z.ZodType>(
+  definition: EventDefinition<Type, Schema>,
+): EventDefinition<Type, Schema> {
+  return definition
+}
+
+export type EventData<D> = D extends EventDefinition<string, infer S> ? z.output<S> : never
+
+export class EventSchemaError extends Error {
+  override name = 'EventSchemaError'
+}
+
+/** The set of event types a store accepts. Unknown types are refused on append and quarantined on read. */
+export class EventRegistry {
+  private readonly definitions = new Map<string, EventDefinition>()
+
+  constructor(definitions: readonly EventDefinition[]) {
+    for (const definition of definitions) {
+      if (this.definitions.has(definition.type)) throw new Error(`event type ${definition.type} defined twice`)
+      this.definitions.set(definition.type, definition)
+    }
+  }
+
+  /** The version to write for `type`, after checking `data` against its schema. */
+  prepare(type: string, data: unknown): number {
+    const definition = this.definitions.get(type)
+    if (!definition) throw new EventSchemaError(`unknown event type ${type}`)
+    const result = definition.schema.safeParse(data)
+    if (!result.success) throw new EventSchemaError(`invalid ${type} payload: ${result.error.message}`)
+    return definition.version
+  }
+
+  /** Decodes a stored payload of schema version `v` into the current shape, or throws EventSchemaError. */
+  read(type: string, v: number, data: unknown): unknown {
+    const definition = this.definitions.get(type)
+    if (!definition) throw new EventSchemaError(`unknown event type ${type}`)
+    if (v > definition.version) {
+      throw new EventSchemaError(`${type} v${v} was written by a newer Quire (this one reads up to v${definition.version})`)
+    }
+    let current = data
+    for (let version = v; version < definition.version; version++) {
+      const upcast = definition.upcasters?.[version]
+      if (!upcast) throw new EventSchemaError(`no upcaster for ${type} from v${version}`)
+      current = upcast(current)
+    }
+    const result = definition.schema.safeParse(current)
+    if (!result.success) throw new EventSchemaError(`invalid ${type} v${v} payload: ${result.error.message}`)
+    return result.data
+  }
+
+  has(type: string): boolean {
+    return this.definitions.has(type)
+  }
+}

@@ -1,0 +1,470 @@
+import { readFile, writeFile, mkdir, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { ClassicLevel } from 'classic-level'
+import * as encoding from 'lib0/encoding'
+import * as decoding from 'lib0/decoding'
+import type { Actor } from '../events/actor.js'
+import type { EventRegistry } from '../events/schema.js'
+import { DataDirLockedError, InvalidAppendError, StoreClosedError } from './errors.js'
+import { assertExpectedVersion, NO_CONCURRENCY_CHECK, type ExpectedStreamVersion } from './expectedVersion.js'
+import { GroupCommitter, type BatchOperation } from './groupCommit.js'
+import * as keys from './keys.js'
+import { decodeRecord, encodeRecord } from './record.js'
+
+/** An event as the store returns it: its global position, its place in its stream, and its decoded payload. */
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  readonly position: number
+  readonly stream: string
+  /** 1-based number of this event within its stream. */
+  readonly streamVersion: number
+  readonly type: Type
+  /** Schema version the payload was written with (the payload itself is upcast to the current version). */
+  readonly v: number
+  readonly at: number
+  readonly actor: Actor
+  readonly data: Data
+}
+
+export interface EventInput {
+  readonly type: string
+  readonly data: unknown
+  readonly actor: Actor
+}
+
+export interface AppendOptions {
+  readonly expectedStreamVersion?: ExpectedStreamVersion
+}
+
+export interface EnqueuedAppend {
+  readonly events: readonly RecordedEvent[]
+  readonly nextExpectedStreamVersion: number
+  readonly createdNewStream: boolean
+  /** Resolves once these events are fsync'd; never rejects (failed writes are retried in order). */
+  readonly durable: Promise<void>
+}
+
+export interface AppendResult {
+  readonly events: readonly RecordedEvent[]
+  readonly nextExpectedStreamVersion: number
+  readonly createdNewStream: boolean
+  readonly lastEventGlobalPosition: number
+}
+
+export interface QuarantinedRecord {
+  readonly position: number
+  readonly reason: string
+  readonly bytes: number
+}
+
+export interface Snapshot {
+  readonly position: number
+  readonly payload: Uint8Array
+}
+
+export interface StreamHead {
+  readonly version: number
+  readonly position: number
+}
+
+export interface EventStoreOptions {
+  readonly registry: EventRegistry
+  /** Clock for `at`; tests pin it. */
+  readonly now?: () => number
+  /** Wraps every batch write; tests use it to inject slow or failing disks. */
+  readonly interceptWrite?: (write: () => Promise<void>, operations: readonly BatchOperation[]) => Promise<void>
+  readonly maxBatchOperations?: number
+}
+
+type Listener = (events: readonly RecordedEvent[]) => void
+
+const PAGE = 1024
+
+/**
+ * The log: one LevelDB database holding every event under a global, gap-free position, with per-stream indexes
+ * and heads for optimistic concurrency (Emmett's `appendToStream` shape), group-committed synced writes, live
+ * subscriptions after catch-up, quarantine of undecodable records, and a keyspace for projection snapshots.
+ *
+ * Exactly one process may open a data directory (LevelDB's lock); the second gets DataDirLockedError.
+ */
+export class EventStore {
+  private readonly heads = new Map<string, StreamHead>()
+  private readonly headLoads = new Map<string, Promise<StreamHead>>()
+  private readonly listeners = new Set<Listener>()
+  private readonly committer: GroupCommitter
+  private readonly quarantined = new Map<number, QuarantinedRecord>()
+  private nextPosition: number
+  private durablePosition: number
+  private closed = false
+  /** Events enqueued but not yet durable, in position order, for subscribers' live tail. */
+  private undelivered: RecordedEvent[] = []
+
+  private constructor(
+    private readonly db: ClassicLevel<Uint8Array, Uint8Array>,
+    readonly location: string,
+    lastPosition: number,
+    private readonly options: EventStoreOptions,
+  ) {
+    this.nextPosition = lastPosition + 1
+    this.durablePosition = lastPosition
+    const write = (operations: BatchOperation[]) => db.batch(operations, { sync: true })
+    this.committer = new GroupCommitter(
+      options.interceptWrite ? (operations) => options.interceptWrite!(() => write(operations), operations) : write,
+      {
+        maxOperations: options.maxBatchOperations,
+        onCommitted: (lastPosition) => this.committed(lastPosition),
+      },
+    )
+  }
+
+  /** Opens (creating if needed) the log in `directory`. */
+  static async open(directory: string, options: EventStoreOptions): Promise<EventStore> {
+    await mkdir(directory, { recursive: true })
+    const location = join(directory, 'log')
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: 'view', valueEncoding: 'view' })
+    try {
+      await db.open()
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause
+      if (cause?.code === 'LEVEL_LOCKED') {
+        throw new DataDirLockedError(directory, await readOwnerPid(directory), { cause: error })
+      }
+      throw error
+    }
+    await writeFile(join(directory, 'owner.pid'), `${process.pid}\n`)
+    let lastPosition = 0
+    for await (const key of db.keys({ lt: keys.EVENTS_END, gte: keys.eventKey(0), reverse: true, limit: 1 })) {
+      lastPosition = keys.positionOfEventKey(key)
+    }
+    const store = new EventStore(db, directory, lastPosition, options)
+    for await (const [key, value] of db.iterator({ gte: keys.quarantineKey(0), lt: keys.QUARANTINE_END })) {
+      const note = JSON.parse(new TextDecoder().decode(value)) as { reason: string; bytes: number }
+      const position = keys.positionOfQuarantineKey(key)
+      store.quarantined.set(position, { position, ...note })
+    }
+    return store
+  }
+
+  /** Position of the last event enqueued (durable or not); 0 for an empty log. */
+  get headPosition(): number {
+    return this.nextPosition - 1
+  }
+
+  /** Position of the last event known to be on disk. */
+  get durableHeadPosition(): number {
+    return this.durablePosition
+  }
+
+  /** Write error of a batch still being retried, if any. */
+  get failing(): unknown {
+    return this.committer.failing
+  }
+
+  /** Current version and last position of `stream` (version 0 when it has no events). */
+  async streamHead(stream: string): Promise<StreamHead> {
+    const known = this.heads.get(stream)
+    if (known) return known
+    let loading = this.headLoads.get(stream)
+    if (!loading) {
+      loading = this.loadHead(stream)
+      this.headLoads.set(stream, loading)
+    }
+    return loading
+  }
+
+  private async loadHead(stream: string): Promise<StreamHead> {
+    this.assertOpen()
+    const value = await this.db.get(keys.streamHeadKey(stream))
+    // An append may have registered the head while we were reading; the in-memory one is then newer.
+    const known = this.heads.get(stream)
+    if (known) return known
+    let head: StreamHead = { version: 0, position: 0 }
+    if (value) {
+      const decoder = decoding.createDecoder(value)
+      head = { version: decoding.readVarUint(decoder), position: decoding.readVarUint(decoder) }
+    }
+    this.heads.set(stream, head)
+    this.headLoads.delete(stream)
+    return head
+  }
+
+  /**
+   * Appends `events` to `stream` and resolves once they are durable. Rejects with ExpectedVersionConflictError when
+   * `expectedStreamVersion` does not match; of two concurrent appends expecting the same version, exactly one wins.
+   */
+  async appendToStream(stream: string, events: readonly EventInput[], options: AppendOptions = {}): Promise<AppendResult> {
+    await this.streamHead(stream)
+    const enqueued = this.enqueue(stream, events, options)
+    await enqueued.durable
+    return {
+      events: enqueued.events,
+      nextExpectedStreamVersion: enqueued.nextExpectedStreamVersion,
+      createdNewStream: enqueued.createdNewStream,
+      lastEventGlobalPosition: enqueued.events[enqueued.events.length - 1]!.position,
+    }
+  }
+
+  /**
+   * Synchronous half of an append, for callers that must apply events to in-memory state in log order: assigns
+   * positions and stream versions now and hands the batch to the group committer. The stream's head must already
+   * be loaded (`await streamHead(stream)` first). Throws on a version conflict; `durable` never rejects.
+   */
+  enqueue(stream: string, events: readonly EventInput[], options: AppendOptions = {}): EnqueuedAppend {
+    this.assertOpen()
+    if (!keys.isValidStreamName(stream)) throw new InvalidAppendError(`invalid stream name ${JSON.stringify(stream)}`)
+    if (events.length === 0) throw new InvalidAppendError('an append needs at least one event')
+    const head = this.heads.get(stream)
+    if (!head) throw new InvalidAppendError(`stream ${stream} is not loaded; await streamHead() before enqueue()`)
+    assertExpectedVersion(stream, options.expectedStreamVersion ?? NO_CONCURRENCY_CHECK, head.version)
+
+    const at = (this.options.now ?? Date.now)()
+    const operations: BatchOperation[] = []
+    const recorded: RecordedEvent[] = []
+    let version = head.version
+    let position = this.nextPosition
+    for (const event of events) {
+      const v = this.options.registry.prepare(event.type, event.data)
+      version++
+      const record: RecordedEvent = { position, stream, streamVersion: version, type: event.type, v, at, actor: event.actor, data: event.data }
+      operations.push({ type: 'put', key: keys.eventKey(position), value: encodeRecord(record) })
+      operations.push({ type: 'put', key: keys.streamIndexKey(stream, version), value: keys.encodePositionValue(position) })
+      recorded.push(record)
+      position++
+    }
+    const last = position - 1
+    const headValue = encoding.createEncoder()
+    encoding.writeVarUint(headValue, version)
+    encoding.writeVarUint(headValue, last)
+    operations.push({ type: 'put', key: keys.streamHeadKey(stream), value: encoding.toUint8Array(headValue) })
+
+    // Everything below is synchronous: no other append can interleave between the check above and this point.
+    this.heads.set(stream, { version, position: last })
+    this.nextPosition = position
+    for (const event of recorded) this.undelivered.push(event)
+    const durable = new Promise<void>((resolve) => this.committer.submit({ operations, lastPosition: last, resolve }))
+    return { events: recorded, nextExpectedStreamVersion: version, createdNewStream: head.version === 0, durable }
+  }
+
+  private committed(lastPosition: number): void {
+    this.durablePosition = lastPosition
+    let count = 0
+    while (count < this.undelivered.length && this.undelivered[count]!.position <= lastPosition) count++
+    const delivered = this.undelivered.splice(0, count)
+    for (const listener of this.listeners) listener(delivered)
+  }
+
+  /** Reads `stream`'s events with versions in [fromVersion, toVersion] (1-based, inclusive), in order. */
+  async *readStream(
+    stream: string,
+    range: { fromVersion?: number; toVersion?: number } = {},
+  ): AsyncGenerator<RecordedEvent> {
+    this.assertOpen()
+    const from = Math.max(1, range.fromVersion ?? 1)
+    const to = range.toVersion ?? Number.MAX_SAFE_INTEGER
+    let lastVersion = from - 1
+    // Taken in the same synchronous step as the iterator's snapshot, so disk + pending covers every enqueued event.
+    const pending = this.undelivered.filter((event) => event.stream === stream)
+    const iterator = this.db.iterator({
+      gte: keys.streamIndexKey(stream, from),
+      lte: keys.streamIndexKey(stream, Math.min(to, Number.MAX_SAFE_INTEGER)),
+    })
+    try {
+      for (;;) {
+        const entries = await iterator.nextv(PAGE)
+        if (entries.length === 0) break
+        const positions = entries.map(([, value]) => keys.decodePositionValue(value))
+        const records = await this.db.getMany(positions.map(keys.eventKey))
+        for (let i = 0; i < positions.length; i++) {
+          const position = positions[i]!
+          // Events past the durable head are served from memory (they may not be on disk yet).
+          const event = this.decodeAt(position, records[i])
+          if (event) {
+            lastVersion = event.streamVersion
+            yield event
+          }
+        }
+      }
+    } finally {
+      await iterator.close()
+    }
+    // Events enqueued but not yet on disk are part of the stream too.
+    for (const event of pending) {
+      if (event.stream === stream && event.streamVersion > lastVersion && event.streamVersion <= to) yield event
+    }
+  }
+
+  /** Reads every event with position > `after`, in order, skipping (and quarantining) records that fail to decode. */
+  async *readAll(after = 0, options: { to?: number } = {}): AsyncGenerator<RecordedEvent> {
+    this.assertOpen()
+    const iterator = this.db.iterator({
+      gte: keys.eventKey(after + 1),
+      lte: keys.eventKey(options.to ?? Number.MAX_SAFE_INTEGER),
+    })
+    try {
+      for (;;) {
+        const entries = await iterator.nextv(PAGE)
+        if (entries.length === 0) break
+        for (const [key, value] of entries) {
+          const event = this.decodeAt(keys.positionOfEventKey(key), value)
+          if (event) yield event
+        }
+      }
+    } finally {
+      await iterator.close()
+    }
+  }
+
+  /** Reads a single event by position (undefined when absent or quarantined). */
+  async readEvent(position: number): Promise<RecordedEvent | undefined> {
+    this.assertOpen()
+    const pending = this.undelivered.find((event) => event.position === position)
+    return pending ?? this.decodeAt(position, await this.db.get(keys.eventKey(position)))
+  }
+
+  private decodeAt(position: number, value: Uint8Array | undefined): RecordedEvent | undefined {
+    if (!value) return undefined
+    if (this.quarantined.has(position)) return undefined
+    try {
+      const stored = decodeRecord(value)
+      const data = this.options.registry.read(stored.type, stored.v, stored.data)
+      return { position, ...stored, data }
+    } catch (error) {
+      this.quarantine(position, (error as Error).message, value.length)
+      return undefined
+    }
+  }
+
+  private quarantine(position: number, reason: string, bytes: number): void {
+    const note: QuarantinedRecord = { position, reason, bytes }
+    this.quarantined.set(position, note)
+    const value = new TextEncoder().encode(JSON.stringify({ reason, bytes }))
+    // The note is a report, not part of the log: losing it in a crash only means finding the damage again.
+    this.db.put(keys.quarantineKey(position), value).catch(() => {})
+  }
+
+  /** Records found undecodable so far (persisted across restarts), in position order. */
+  quarantinedRecords(): QuarantinedRecord[] {
+    return [...this.quarantined.values()].sort((a, b) => a.position - b.position)
+  }
+
+  /**
+   * Delivers every event after `after` to `handler` in order: first the stored ones (catch-up), then each batch as
+   * it becomes durable (live tail). Returns a function that stops the subscription.
+   */
+  subscribe(after: number, handler: (event: RecordedEvent) => void | Promise<void>): () => void {
+    let stopped = false
+    let buffered: RecordedEvent[] = []
+    let live = false
+    let delivering: Promise<void> = Promise.resolve()
+    let cursor = after
+    const listener: Listener = (events) => {
+      if (stopped) return
+      if (!live) {
+        buffered.push(...events)
+        return
+      }
+      delivering = delivering.then(async () => {
+        for (const event of events) {
+          if (stopped) return
+          if (event.position <= cursor) continue
+          cursor = event.position
+          await handler(event)
+        }
+      })
+    }
+    this.listeners.add(listener)
+    void (async () => {
+      for await (const event of this.readAll(after, { to: this.durablePosition })) {
+        if (stopped) return
+        cursor = event.position
+        await handler(event)
+      }
+      // Events that became durable during catch-up were buffered by the listener; deliver the ones not yet seen.
+      live = true
+      const pending = buffered
+      buffered = []
+      listener(pending)
+    })()
+    return () => {
+      stopped = true
+      this.listeners.delete(listener)
+    }
+  }
+
+  /** Stores a projection snapshot. Snapshots are derived data: written without fsync and never required. */
+  async saveSnapshot(projection: string, key: string, snapshot: Snapshot): Promise<void> {
+    this.assertOpen()
+    const encoder = encoding.createEncoder()
+    encoding.writeVarUint(encoder, snapshot.position)
+    encoding.writeVarUint8Array(encoder, snapshot.payload)
+    await this.db.put(keys.snapshotKey(projection, key), encoding.toUint8Array(encoder))
+  }
+
+  async loadSnapshot(projection: string, key: string): Promise<Snapshot | undefined> {
+    this.assertOpen()
+    const value = await this.db.get(keys.snapshotKey(projection, key))
+    if (!value) return undefined
+    const decoder = decoding.createDecoder(value)
+    return { position: decoding.readVarUint(decoder), payload: decoding.readVarUint8Array(decoder) }
+  }
+
+  /** Deletes every snapshot of `projection`. */
+  async clearSnapshots(projection: string): Promise<void> {
+    this.assertOpen()
+    await this.db.clear(keys.snapshotRange(projection))
+  }
+
+  /** Names of streams starting with `prefix`, with their heads. */
+  async *streams(prefix = ''): AsyncGenerator<{ stream: string; head: StreamHead }> {
+    this.assertOpen()
+    const range = prefix ? keys.streamHeadRange(prefix) : { gte: keys.STREAM_HEADS_START, lt: keys.STREAM_HEADS_END }
+    const durable = new Set<string>()
+    for await (const [key, value] of this.db.iterator(range)) {
+      const stream = keys.streamOfHeadKey(key)
+      durable.add(stream)
+      const decoder = decoding.createDecoder(value)
+      const stored = { version: decoding.readVarUint(decoder), position: decoding.readVarUint(decoder) }
+      yield { stream, head: this.heads.get(stream) ?? stored }
+    }
+    // Streams created by appends that are not on disk yet.
+    for (const [stream, head] of this.heads) {
+      if (head.version > 0 && stream.startsWith(prefix) && !durable.has(stream)) yield { stream, head }
+    }
+  }
+
+  /** Resolves once every append so far is on disk. */
+  async flush(): Promise<void> {
+    await this.committer.flushed()
+  }
+
+  /** Waits for pending appends, then closes the database. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    await this.committer.flushed()
+    this.closed = true
+    this.listeners.clear()
+    await this.db.close()
+    await rm(join(this.location, 'owner.pid'), { force: true })
+  }
+
+  get isClosed(): boolean {
+    return this.closed
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreClosedError()
+  }
+
+  /** Raw access for tools that check the log itself (verify) and for tests that damage it on purpose. */
+  get raw(): ClassicLevel<Uint8Array, Uint8Array> {
+    return this.db
+  }
+}
+
+async function readOwnerPid(directory: string): Promise<number | undefined> {
+  try {
+    const pid = Number.parseInt(await readFile(join(directory, 'owner.pid'), 'utf8'), 10)
+    return Number.isSafeInteger(pid) ? pid : undefined
+  } catch {
+    return undefined
+  }
+}

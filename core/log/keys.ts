@@ -1,0 +1,101 @@
+/**
+ * The LevelDB key layout of the log. Every key starts with one tag byte naming its keyspace; numbers are 8-byte
+ * big-endian so LevelDB's byte order is numeric order.
+ *
+ *   e <position>                 → event record (see record.ts)
+ *   s <stream> 00 <version>      → position of that stream's event number <version> (1-based)
+ *   h <stream>                   → the stream's head: varUint version, varUint position of its last event
+ *   q <position>                 → quarantine note for a record that failed to decode
+ *   p <name> 00 <key>            → a projection snapshot (see snapshots in eventStore.ts)
+ *   m <name>                     → store metadata
+ */
+
+const EVENT = 0x65 // 'e'
+const STREAM_INDEX = 0x73 // 's'
+const STREAM_HEAD = 0x68 // 'h'
+const QUARANTINE = 0x71 // 'q'
+const SNAPSHOT = 0x70 // 'p'
+const META = 0x6d // 'm'
+
+const utf8 = new TextEncoder()
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true })
+
+function writeU64(target: Uint8Array, offset: number, value: number): void {
+  // Positions stay below 2^53, so the high word fits a uint32 exactly.
+  const view = new DataView(target.buffer, target.byteOffset, target.byteLength)
+  view.setUint32(offset, Math.floor(value / 0x1_0000_0000))
+  view.setUint32(offset + 4, value >>> 0)
+}
+
+function readU64(source: Uint8Array, offset: number): number {
+  const view = new DataView(source.buffer, source.byteOffset, source.byteLength)
+  return view.getUint32(offset) * 0x1_0000_0000 + view.getUint32(offset + 4)
+}
+
+function tagged(tag: number, value: number): Uint8Array {
+  const key = new Uint8Array(9)
+  key[0] = tag
+  writeU64(key, 1, value)
+  return key
+}
+
+function named(tag: number, name: string, suffix?: Uint8Array): Uint8Array {
+  const bytes = utf8.encode(name)
+  const key = new Uint8Array(1 + bytes.length + (suffix ? 1 + suffix.length : 0))
+  key[0] = tag
+  key.set(bytes, 1)
+  if (suffix) {
+    key[1 + bytes.length] = 0
+    key.set(suffix, 2 + bytes.length)
+  }
+  return key
+}
+
+function u64(value: number): Uint8Array {
+  const bytes = new Uint8Array(8)
+  writeU64(bytes, 0, value)
+  return bytes
+}
+
+export const eventKey = (position: number): Uint8Array => tagged(EVENT, position)
+export const positionOfEventKey = (key: Uint8Array): number => readU64(key, 1)
+/** Bounds for iterating every event: [EVENTS_START, EVENTS_END). */
+export const EVENTS_END = Uint8Array.of(EVENT + 1)
+
+export const streamIndexKey = (stream: string, version: number): Uint8Array =>
+  named(STREAM_INDEX, stream, u64(version))
+export const encodePositionValue = (position: number): Uint8Array => u64(position)
+export const decodePositionValue = (value: Uint8Array): number => readU64(value, 0)
+
+export const streamHeadKey = (stream: string): Uint8Array => named(STREAM_HEAD, stream)
+export const STREAM_HEADS_START = Uint8Array.of(STREAM_HEAD)
+export const STREAM_HEADS_END = Uint8Array.of(STREAM_HEAD + 1)
+export const streamOfHeadKey = (key: Uint8Array): string => utf8Decoder.decode(key.subarray(1))
+/** Range of head keys for streams whose name starts with `prefix`. */
+export function streamHeadRange(prefix: string): { gte: Uint8Array; lt: Uint8Array } {
+  const start = named(STREAM_HEAD, prefix)
+  const end = start.slice()
+  // Incrementing the last byte gives the first key past every name with this prefix (prefixes here are ASCII).
+  end[end.length - 1]! += 1
+  return { gte: start, lt: end }
+}
+
+export const quarantineKey = (position: number): Uint8Array => tagged(QUARANTINE, position)
+export const QUARANTINE_END = Uint8Array.of(QUARANTINE + 1)
+export const positionOfQuarantineKey = (key: Uint8Array): number => readU64(key, 1)
+
+export const snapshotKey = (projection: string, key: string): Uint8Array =>
+  named(SNAPSHOT, projection, utf8.encode(key))
+export function snapshotRange(projection: string): { gte: Uint8Array; lt: Uint8Array } {
+  const start = named(SNAPSHOT, projection, new Uint8Array(0))
+  const end = start.slice()
+  end[end.length - 1] = 1
+  return { gte: start, lt: end }
+}
+
+export const metaKey = (name: string): Uint8Array => named(META, name)
+
+/** Stream names become key bytes, separated from the version by a NUL byte. */
+export function isValidStreamName(stream: string): boolean {
+  return stream.length > 0 && stream.length <= 512 && !stream.includes('\u0000') && stream.isWellFormed()
+}

@@ -1,0 +1,240 @@
+import { createHash } from 'node:crypto'
+import * as Y from 'yjs'
+import * as encoding from 'lib0/encoding'
+import * as decoding from 'lib0/decoding'
+import type { RecordedEvent } from '../../core/log/eventStore.js'
+import type { DocumentKind } from '../../core/documents/events.js'
+import { revisionToken } from '../../core/documents/revision.js'
+import type { Hunk } from '../../core/documents/textDiff.js'
+import { textChanged } from './contentChange.js'
+
+export interface SavedMark {
+  readonly path: string
+  readonly sha256: string
+  readonly length: number
+  readonly position: number
+}
+
+export interface DocumentMeta {
+  readonly docId: string
+  readonly kind: DocumentKind
+  readonly path: string | null
+  readonly title: string
+  readonly origin: 'untitled' | 'file' | 'trace'
+  readonly createdAt: number
+}
+
+export interface LocalChange {
+  readonly update: Uint8Array
+  readonly textChanged: boolean
+}
+
+const SNAPSHOT_FORMAT = 1
+
+export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex')
+
+/**
+ * One document's state, folded from its `doc:<id>` stream: a Y.Doc whose `source` text is the canonical content,
+ * the revision (position of the last event that changed the content), and the mark of the last save or open.
+ *
+ * `apply` is the fold used by replay and loading. Live edits mutate the Y.Doc first (`transactLocal`,
+ * `applyRemote`) and then record the event with `recordApplied`, in the same synchronous step as the append, so the
+ * Y.Doc always sees events in log order.
+ */
+export class DocumentState {
+  readonly ydoc = new Y.Doc()
+  readonly text = this.ydoc.getText('source')
+  meta: DocumentMeta | undefined
+  /** Last stream version and log position folded in. */
+  version = 0
+  position = 0
+  revisionPosition = 0
+  saved: SavedMark | null = null
+  /** Stream version of the snapshot this state was restored from or last written to. */
+  snapshotVersion = 0
+  private lastTextChanged = false
+  private cachedContent: { revision: number; text: string } | undefined
+  private cachedHash: { revision: number; hash: string } | undefined
+
+  constructor(readonly docId: string) {
+    this.ydoc.on('afterTransaction', (transaction: Y.Transaction) => {
+      this.lastTextChanged = textChanged(transaction, this.text)
+    })
+  }
+
+  get revision(): string {
+    return revisionToken(this.revisionPosition)
+  }
+
+  get content(): string {
+    if (this.cachedContent?.revision !== this.revisionPosition) {
+      this.cachedContent = { revision: this.revisionPosition, text: this.text.toString() }
+    }
+    return this.cachedContent.text
+  }
+
+  get contentHash(): string {
+    if (this.cachedHash?.revision !== this.revisionPosition) {
+      this.cachedHash = { revision: this.revisionPosition, hash: sha256(this.content) }
+    }
+    return this.cachedHash.hash
+  }
+
+  /** Unsaved: content differs from what the last save wrote (or open read); an untitled document with text. */
+  get dirty(): boolean {
+    if (!this.saved) return this.text.length > 0
+    if (this.saved.position >= this.revisionPosition) return false
+    return this.text.length !== this.saved.length || this.contentHash !== this.saved.sha256
+  }
+
+  /** The fold: applies one event of this document's stream, in log order. */
+  apply(event: RecordedEvent): void {
+    switch (event.type) {
+      case 'document.created': {
+        const data = event.data as DocumentMeta & { update: Uint8Array }
+        this.meta = {
+          docId: data.docId,
+          kind: data.kind,
+          path: data.path,
+          title: data.title,
+          origin: data.origin,
+          createdAt: event.at,
+        }
+        this.applyUpdate(data.update)
+        // Creation brings the content into existence, even empty content.
+        this.revisionPosition = event.position
+        break
+      }
+      case 'document.changed': {
+        const { update } = event.data as { update: Uint8Array }
+        if (this.applyUpdate(update)) this.revisionPosition = event.position
+        break
+      }
+      case 'document.saved': {
+        const data = event.data as { path: string; sha256: string; length: number }
+        this.saved = { path: data.path, sha256: data.sha256, length: data.length, position: event.position }
+        if (this.meta) this.meta = { ...this.meta, path: data.path }
+        break
+      }
+      default:
+        // Journal entries and future event types do not change the fold.
+        break
+    }
+    this.version = event.streamVersion
+    this.position = event.position
+  }
+
+  /** Applies a Yjs update; true when it changed the text. Never throws: a malformed update changes nothing. */
+  private applyUpdate(update: Uint8Array): boolean {
+    this.lastTextChanged = false
+    try {
+      Y.applyUpdate(this.ydoc, update)
+    } catch {
+      return false
+    }
+    return this.lastTextChanged
+  }
+
+  /**
+   * Applies a peer's update ahead of recording it. `stateChanged` is false when the update brought nothing new
+   * (a duplicate), in which case nothing should be recorded.
+   */
+  applyRemote(update: Uint8Array): { stateChanged: boolean; textChanged: boolean } {
+    const store = this.ydoc.store
+    const pendingBefore = [store.pendingStructs, store.pendingDs]
+    let stateChanged = false
+    const observe = (transaction: Y.Transaction) => {
+      stateChanged ||= transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
+    }
+    this.ydoc.on('afterTransaction', observe)
+    this.lastTextChanged = false
+    try {
+      Y.applyUpdate(this.ydoc, update)
+    } finally {
+      this.ydoc.off('afterTransaction', observe)
+    }
+    stateChanged ||= store.pendingStructs !== pendingBefore[0] || store.pendingDs !== pendingBefore[1]
+    return { stateChanged, textChanged: this.lastTextChanged }
+  }
+
+  /** Applies hunks as one local Yjs transaction and returns the update it produced, ahead of recording it. */
+  transactLocal(hunks: readonly Hunk[]): LocalChange {
+    let update: Uint8Array = new Uint8Array(0)
+    const capture = (produced: Uint8Array) => {
+      update = produced
+    }
+    this.ydoc.on('update', capture)
+    this.lastTextChanged = false
+    try {
+      this.ydoc.transact(() => {
+        // Back to front, so each hunk's offsets are still those of the old text.
+        for (let i = hunks.length - 1; i >= 0; i--) {
+          const hunk = hunks[i]!
+          if (hunk.deleteCount > 0) this.text.delete(hunk.start, hunk.deleteCount)
+          if (hunk.insert.length > 0) this.text.insert(hunk.start, hunk.insert)
+        }
+      })
+    } finally {
+      this.ydoc.off('update', capture)
+    }
+    return { update, textChanged: this.lastTextChanged }
+  }
+
+  /** Folds an event whose Yjs update was already applied by `transactLocal` or `applyRemote`. */
+  recordApplied(event: RecordedEvent, changedText: boolean): void {
+    if (event.type === 'document.created' || changedText) this.revisionPosition = event.position
+    if (event.type === 'document.created') {
+      const data = event.data as DocumentMeta
+      this.meta = { docId: data.docId, kind: data.kind, path: data.path, title: data.title, origin: data.origin, createdAt: event.at }
+    }
+    this.version = event.streamVersion
+    this.position = event.position
+  }
+
+  encodeSnapshot(): Uint8Array {
+    const encoder = encoding.createEncoder()
+    encoding.writeVarUint(encoder, SNAPSHOT_FORMAT)
+    encoding.writeAny(encoder, {
+      meta: this.meta ? { ...this.meta } : null,
+      version: this.version,
+      position: this.position,
+      revisionPosition: this.revisionPosition,
+      saved: this.saved ? { ...this.saved } : null,
+    })
+    encoding.writeVarUint8Array(encoder, Y.encodeStateAsUpdate(this.ydoc))
+    return encoding.toUint8Array(encoder)
+  }
+
+  /** Restores a state from a snapshot; throws on a snapshot it cannot read (callers then rebuild from the log). */
+  static fromSnapshot(docId: string, bytes: Uint8Array): DocumentState {
+    const decoder = decoding.createDecoder(bytes)
+    const format = decoding.readVarUint(decoder)
+    if (format !== SNAPSHOT_FORMAT) throw new Error(`unknown document snapshot format ${format}`)
+    const fields = decoding.readAny(decoder) as {
+      meta: DocumentMeta | null
+      version: number
+      position: number
+      revisionPosition: number
+      saved: SavedMark | null
+    }
+    const state = new DocumentState(docId)
+    Y.applyUpdate(state.ydoc, decoding.readVarUint8Array(decoder))
+    state.meta = fields.meta ?? undefined
+    state.version = fields.version
+    state.position = fields.position
+    state.revisionPosition = fields.revisionPosition
+    state.saved = fields.saved
+    state.snapshotVersion = fields.version
+    return state
+  }
+
+  destroy(): void {
+    this.ydoc.destroy()
+  }
+}
+
+function sameState(a: Map<number, number>, b: Map<number, number>): boolean {
+  if (a.size !== b.size) return false
+  for (const [client, clock] of a) if (b.get(client) !== clock) return false
+  return true
+}
