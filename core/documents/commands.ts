@@ -121,12 +121,12 @@ export class DocumentCommands {
         throw new QuireError('ABORTED', 'the document was edited while the write was being recorded', { reason: 'edited' })
       }
       const change = state.transactLocal(hunks)
-      const applied = this.enqueueApplied(state, {
+      const event = {
         type: 'document.changed',
         actor: input.actor,
         data: { update: change.update, journal: journal.events[0]!.position },
-      }, change.textChanged)
-      await applied
+      }
+      await this.enqueueApplied(state, [event], [change.textChanged])
       return { revision: state.revision, changed: true, durable: true }
     })
   }
@@ -138,15 +138,19 @@ export class DocumentCommands {
   async applyPeerUpdates(docId: string, updates: readonly Uint8Array[], actor: Actor): Promise<PeerUpdateOutcome> {
     for (const update of updates) assertDecodableUpdate(update)
     const state = await this.require(docId)
-    let recorded = 0
-    let durable: Promise<void> = Promise.resolve()
+    // Apply each update, then record all that brought something new as one append (one event each), all in one
+    // synchronous step so no other event of this document can come between.
+    const events: EventInput[] = []
+    const changedText: boolean[] = []
     for (const update of updates) {
       const { stateChanged, textChanged } = state.applyRemote(update)
       if (!stateChanged) continue
-      durable = this.enqueueApplied(state, { type: 'document.changed', actor, data: { update } }, textChanged)
-      recorded++
+      events.push({ type: 'document.changed', actor, data: { update } })
+      changedText.push(textChanged)
     }
-    return { revision: state.revision, recorded, durable }
+    if (events.length === 0) return { revision: state.revision, recorded: 0, durable: Promise.resolve() }
+    const durable = this.enqueueApplied(state, events, changedText)
+    return { revision: state.revision, recorded: events.length, durable }
   }
 
   /** Marks the current content as what `path` holds (after a save, or on open). */
@@ -179,10 +183,10 @@ export class DocumentCommands {
    * Appends an event whose effect the state already holds. If the append is refused, the in-memory state no longer
    * matches the log, so the document is evicted and will be rebuilt from the log on next use.
    */
-  private enqueueApplied(state: DocumentState, event: EventInput, textChanged: boolean): Promise<void> {
+  private enqueueApplied(state: DocumentState, events: EventInput[], changedText: readonly boolean[]): Promise<void> {
     try {
-      const enqueued = this.store.enqueue(documentStream(state.docId), [event])
-      state.recordApplied(enqueued.events[0]!, textChanged)
+      const enqueued = this.store.enqueue(documentStream(state.docId), events)
+      enqueued.events.forEach((event, index) => state.recordApplied(event, changedText[index]!))
       this.documents.noteApplied(state)
       return enqueued.durable
     } catch (error) {

@@ -9,7 +9,7 @@ import { DataDirLockedError, InvalidAppendError, StoreClosedError } from './erro
 import { assertExpectedVersion, NO_CONCURRENCY_CHECK, type ExpectedStreamVersion } from './expectedVersion.js'
 import { GroupCommitter, type BatchOperation } from './groupCommit.js'
 import * as keys from './keys.js'
-import { decodeRecord, encodeRecord } from './record.js'
+import { chunkCount, decodeChunk, encodeChunk, RecordDecodeError, type StoredEvent } from './record.js'
 
 /** An event as the store returns it: its global position, its place in its stream, and its decoded payload. */
 export interface RecordedEvent<Type extends string = string, Data = unknown> {
@@ -132,8 +132,8 @@ export class EventStore {
     }
     await writeFile(join(directory, 'owner.pid'), `${process.pid}\n`)
     let lastPosition = 0
-    for await (const key of db.keys({ lt: keys.EVENTS_END, gte: keys.eventKey(0), reverse: true, limit: 1 })) {
-      lastPosition = keys.positionOfEventKey(key)
+    for await (const [key, chunk] of db.iterator({ lt: keys.EVENTS_END, gte: keys.eventKey(0), reverse: true, limit: 1 })) {
+      lastPosition = keys.positionOfEventKey(key) + lastChunkCount(chunk) - 1
     }
     const store = new EventStore(db, directory, lastPosition, options)
     for await (const [key, value] of db.iterator({ gte: keys.quarantineKey(0), lt: keys.QUARANTINE_END })) {
@@ -217,24 +217,28 @@ export class EventStore {
     assertExpectedVersion(stream, options.expectedStreamVersion ?? NO_CONCURRENCY_CHECK, head.version)
 
     const at = (this.options.now ?? Date.now)()
-    const operations: BatchOperation[] = []
     const recorded: RecordedEvent[] = []
     let version = head.version
     let position = this.nextPosition
     for (const event of events) {
       const v = this.options.registry.prepare(event.type, event.data)
       version++
-      const record: RecordedEvent = { position, stream, streamVersion: version, type: event.type, v, at, actor: event.actor, data: event.data }
-      operations.push({ type: 'put', key: keys.eventKey(position), value: encodeRecord(record) })
-      operations.push({ type: 'put', key: keys.streamIndexKey(stream, version), value: keys.encodePositionValue(position) })
-      recorded.push(record)
+      recorded.push({ position, stream, streamVersion: version, type: event.type, v, at, actor: event.actor, data: event.data })
       position++
     }
+    const first = recorded[0]!
     const last = position - 1
+    const indexValue = encoding.createEncoder()
+    encoding.writeVarUint(indexValue, first.position)
+    encoding.writeVarUint(indexValue, recorded.length)
     const headValue = encoding.createEncoder()
     encoding.writeVarUint(headValue, version)
     encoding.writeVarUint(headValue, last)
-    operations.push({ type: 'put', key: keys.streamHeadKey(stream), value: encoding.toUint8Array(headValue) })
+    const operations: BatchOperation[] = [
+      { type: 'put', key: keys.eventKey(first.position), value: encodeChunk(recorded) },
+      { type: 'put', key: keys.streamIndexKey(stream, first.streamVersion), value: encoding.toUint8Array(indexValue) },
+      { type: 'put', key: keys.streamHeadKey(stream), value: encoding.toUint8Array(headValue) },
+    ]
 
     // Everything below is synchronous: no other append can interleave between the check above and this point.
     this.heads.set(stream, { version, position: last })
@@ -261,55 +265,57 @@ export class EventStore {
     const from = Math.max(1, range.fromVersion ?? 1)
     const to = range.toVersion ?? Number.MAX_SAFE_INTEGER
     let lastVersion = from - 1
-    // Taken in the same synchronous step as the iterator's snapshot, so disk + pending covers every enqueued event.
+    // Taken in the same synchronous step as the iterators' snapshots, so disk + pending covers every enqueued event.
     const pending = this.undelivered.filter((event) => event.stream === stream)
-    const iterator = this.db.iterator({
-      gte: keys.streamIndexKey(stream, from),
-      lte: keys.streamIndexKey(stream, Math.min(to, Number.MAX_SAFE_INTEGER)),
-    })
+    const streamStart = keys.streamIndexKey(stream, 0)
+    // The index entry holding `from` may start before it: begin at the last entry at or before `from`.
+    const before = this.db.iterator({ gte: streamStart, lte: keys.streamIndexKey(stream, from), reverse: true, limit: 1 })
+    const after = this.db.iterator({ gt: keys.streamIndexKey(stream, from), lte: keys.streamIndexKey(stream, to) })
     try {
-      for (;;) {
-        const entries = await iterator.nextv(PAGE)
-        if (entries.length === 0) break
-        const positions = entries.map(([, value]) => keys.decodePositionValue(value))
-        const records = await this.db.getMany(positions.map(keys.eventKey))
-        for (let i = 0; i < positions.length; i++) {
-          const position = positions[i]!
-          // Events past the durable head are served from memory (they may not be on disk yet).
-          const event = this.decodeAt(position, records[i])
-          if (event) {
-            lastVersion = event.streamVersion
-            yield event
+      for (const iterator of [before, after]) {
+        for (;;) {
+          const entries = await iterator.nextv(PAGE)
+          if (entries.length === 0) break
+          const chunkPositions = entries.map(([, value]) => decoding.readVarUint(decoding.createDecoder(value)))
+          const chunks = await this.db.getMany(chunkPositions.map(keys.eventKey))
+          for (let i = 0; i < chunks.length; i++) {
+            for (const event of this.decodeChunkAt(chunkPositions[i]!, chunks[i])) {
+              if (event.streamVersion < from || event.streamVersion > to) continue
+              lastVersion = event.streamVersion
+              yield event
+            }
           }
         }
       }
     } finally {
-      await iterator.close()
+      await Promise.all([before.close(), after.close()])
     }
     // Events enqueued but not yet on disk are part of the stream too.
     for (const event of pending) {
-      if (event.stream === stream && event.streamVersion > lastVersion && event.streamVersion <= to) yield event
+      if (event.streamVersion > lastVersion && event.streamVersion <= to) yield event
     }
   }
 
-  /** Reads every event with position > `after`, in order, skipping (and quarantining) records that fail to decode. */
+  /** Reads every event with position > `after` (up to `to`), in order, skipping and quarantining damaged records. */
   async *readAll(after = 0, options: { to?: number } = {}): AsyncGenerator<RecordedEvent> {
     this.assertOpen()
-    const iterator = this.db.iterator({
-      gte: keys.eventKey(after + 1),
-      lte: keys.eventKey(options.to ?? Number.MAX_SAFE_INTEGER),
-    })
+    const to = options.to ?? Number.MAX_SAFE_INTEGER
+    const before = this.db.iterator({ gte: keys.eventKey(0), lte: keys.eventKey(after + 1), reverse: true, limit: 1 })
+    const rest = this.db.iterator({ gt: keys.eventKey(after + 1), lte: keys.eventKey(to) })
     try {
-      for (;;) {
-        const entries = await iterator.nextv(PAGE)
-        if (entries.length === 0) break
-        for (const [key, value] of entries) {
-          const event = this.decodeAt(keys.positionOfEventKey(key), value)
-          if (event) yield event
+      for (const iterator of [before, rest]) {
+        for (;;) {
+          const entries = await iterator.nextv(PAGE)
+          if (entries.length === 0) break
+          for (const [key, chunk] of entries) {
+            for (const event of this.decodeChunkAt(keys.positionOfEventKey(key), chunk)) {
+              if (event.position > after && event.position <= to) yield event
+            }
+          }
         }
       }
     } finally {
-      await iterator.close()
+      await Promise.all([before.close(), rest.close()])
     }
   }
 
@@ -317,18 +323,41 @@ export class EventStore {
   async readEvent(position: number): Promise<RecordedEvent | undefined> {
     this.assertOpen()
     const pending = this.undelivered.find((event) => event.position === position)
-    return pending ?? this.decodeAt(position, await this.db.get(keys.eventKey(position)))
+    if (pending) return pending
+    for await (const event of this.readAll(position - 1, { to: position })) return event
+    return undefined
   }
 
-  private decodeAt(position: number, value: Uint8Array | undefined): RecordedEvent | undefined {
-    if (!value) return undefined
-    if (this.quarantined.has(position)) return undefined
+  /** Decodes the chunk stored at `first`, quarantining what cannot be decoded. */
+  private decodeChunkAt(first: number, chunk: Uint8Array | undefined): RecordedEvent[] {
+    if (!chunk) return []
+    let entries
     try {
-      const stored = decodeRecord(value)
+      entries = decodeChunk(chunk)
+    } catch (error) {
+      this.quarantine(first, (error as RecordDecodeError).message, chunk.length)
+      return []
+    }
+    const events: RecordedEvent[] = []
+    entries.forEach((entry, index) => {
+      const position = first + index
+      if (this.quarantined.has(position)) return
+      if ('error' in entry) {
+        this.quarantine(position, entry.error, entry.bytes)
+        return
+      }
+      const event = this.upcast(position, entry.event)
+      if (event) events.push(event)
+    })
+    return events
+  }
+
+  private upcast(position: number, stored: StoredEvent): RecordedEvent | undefined {
+    try {
       const data = this.options.registry.read(stored.type, stored.v, stored.data)
       return { position, ...stored, data }
     } catch (error) {
-      this.quarantine(position, (error as Error).message, value.length)
+      this.quarantine(position, (error as Error).message, 0)
       return undefined
     }
   }
@@ -466,5 +495,14 @@ async function readOwnerPid(directory: string): Promise<number | undefined> {
     return Number.isSafeInteger(pid) ? pid : undefined
   } catch {
     return undefined
+  }
+}
+
+/** Count of a chunk found at the end of the log; a damaged one counts as one position (verify reports it). */
+function lastChunkCount(chunk: Uint8Array): number {
+  try {
+    return Math.max(1, chunkCount(chunk))
+  } catch {
+    return 1
   }
 }

@@ -2,8 +2,9 @@
  * The LevelDB key layout of the log. Every key starts with one tag byte naming its keyspace; numbers are 8-byte
  * big-endian so LevelDB's byte order is numeric order.
  *
- *   e <position>                 → event record (see record.ts)
- *   s <stream> 00 <version>      → position of that stream's event number <version> (1-based)
+ *   e <position>                 → a chunk: the records of one append, the first at <position> (see record.ts)
+ *   s <stream> 00 <version>      → the chunk holding that stream's events from number <version> (1-based) on:
+ *                                  varUint position of its first event, varUint count
  *   h <stream>                   → the stream's head: varUint version, varUint position of its last event
  *   q <position>                 → quarantine note for a record that failed to decode
  *   p <name> 00 <key>            → a projection snapshot (see snapshots in eventStore.ts)
@@ -22,14 +23,22 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true })
 
 function writeU64(target: Uint8Array, offset: number, value: number): void {
   // Positions stay below 2^53, so the high word fits a uint32 exactly.
-  const view = new DataView(target.buffer, target.byteOffset, target.byteLength)
-  view.setUint32(offset, Math.floor(value / 0x1_0000_0000))
-  view.setUint32(offset + 4, value >>> 0)
+  const high = Math.floor(value / 0x1_0000_0000)
+  const low = value >>> 0
+  target[offset] = high >>> 24
+  target[offset + 1] = (high >>> 16) & 0xff
+  target[offset + 2] = (high >>> 8) & 0xff
+  target[offset + 3] = high & 0xff
+  target[offset + 4] = low >>> 24
+  target[offset + 5] = (low >>> 16) & 0xff
+  target[offset + 6] = (low >>> 8) & 0xff
+  target[offset + 7] = low & 0xff
 }
 
 function readU64(source: Uint8Array, offset: number): number {
-  const view = new DataView(source.buffer, source.byteOffset, source.byteLength)
-  return view.getUint32(offset) * 0x1_0000_0000 + view.getUint32(offset + 4)
+  const high = ((source[offset]! << 24) | (source[offset + 1]! << 16) | (source[offset + 2]! << 8) | source[offset + 3]!) >>> 0
+  const low = ((source[offset + 4]! << 24) | (source[offset + 5]! << 16) | (source[offset + 6]! << 8) | source[offset + 7]!) >>> 0
+  return high * 0x1_0000_0000 + low
 }
 
 function tagged(tag: number, value: number): Uint8Array {
@@ -64,8 +73,7 @@ export const EVENTS_END = Uint8Array.of(EVENT + 1)
 
 export const streamIndexKey = (stream: string, version: number): Uint8Array =>
   named(STREAM_INDEX, stream, u64(version))
-export const encodePositionValue = (position: number): Uint8Array => u64(position)
-export const decodePositionValue = (value: Uint8Array): number => readU64(value, 0)
+export const versionOfStreamIndexKey = (key: Uint8Array): number => readU64(key, key.length - 8)
 
 export const streamHeadKey = (stream: string): Uint8Array => named(STREAM_HEAD, stream)
 export const STREAM_HEADS_START = Uint8Array.of(STREAM_HEAD)

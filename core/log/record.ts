@@ -4,8 +4,13 @@ import * as decoding from 'lib0/decoding'
 import { ACTOR_TAGS, type Actor } from '../events/actor.js'
 
 /**
- * The binary form of one event as stored under its position key. Yjs updates and other bytes stay bytes (lib0's
- * `writeAny` keeps Uint8Array as a tagged byte array), so a keystroke costs tens of bytes, not base64 JSON.
+ * The binary form of events. One append's events are stored together as a chunk under the position of the first
+ * (one LevelDB entry per append, not per event: LevelDB's per-entry overhead would otherwise dominate keystroke
+ * ingest), each record length-prefixed and self-checking, so damage to one record loses only that record:
+ *
+ *   chunk:   varUint count, count × (varUint length, uint32 CRC-32 of the record), then the records back to back
+ *
+ * A record:
  *
  *   varUint  format (RECORD_FORMAT)
  *   varString type, varUint v (event schema version)
@@ -13,9 +18,9 @@ import { ACTOR_TAGS, type Actor } from '../events/actor.js'
  *   varUint  at (ms since the epoch)
  *   actor:   varUint tag, then the kind's strings
  *   any      data
- *   uint32   CRC-32 of every byte before it
  *
- * The checksum makes damage detectable even where the damaged bytes would still parse.
+ * The checksum makes damage detectable even where the damaged bytes would still parse. Yjs updates and other
+ * bytes stay bytes (lib0's `writeAny` keeps Uint8Array as a tagged byte array).
  */
 export const RECORD_FORMAT = 1
 
@@ -33,8 +38,7 @@ export class RecordDecodeError extends Error {
   override name = 'RecordDecodeError'
 }
 
-export function encodeRecord(event: StoredEvent): Uint8Array {
-  const encoder = encoding.createEncoder()
+function writeRecordBody(encoder: encoding.Encoder, event: StoredEvent): void {
   encoding.writeVarUint(encoder, RECORD_FORMAT)
   encoding.writeVarString(encoder, event.type)
   encoding.writeVarUint(encoder, event.v)
@@ -44,21 +48,12 @@ export function encodeRecord(event: StoredEvent): Uint8Array {
   writeActor(encoder, event.actor)
   // lib0's type for writeAny excludes `unknown`; event payloads are validated by their schema before they get here.
   encoding.writeAny(encoder, event.data as encoding.AnyEncodable)
-  const body = encoding.toUint8Array(encoder)
-  const record = new Uint8Array(body.length + 4)
-  record.set(body)
-  new DataView(record.buffer).setUint32(body.length, crc32(body))
-  return record
 }
 
+/** Decodes one record's bytes (its checksum is verified by the chunk decoder). */
 export function decodeRecord(record: Uint8Array): StoredEvent {
-  if (record.length < 5) throw new RecordDecodeError(`record is ${record.length} bytes, too short`)
-  const bodyLength = record.length - 4
-  const body = record.subarray(0, bodyLength)
-  const stored = new DataView(record.buffer, record.byteOffset, record.byteLength).getUint32(bodyLength)
-  if (crc32(body) !== stored) throw new RecordDecodeError('checksum mismatch')
   try {
-    const decoder = decoding.createDecoder(body)
+    const decoder = decoding.createDecoder(record)
     const format = decoding.readVarUint(decoder)
     if (format !== RECORD_FORMAT) throw new RecordDecodeError(`unknown record format ${format}`)
     const type = decoding.readVarString(decoder)
@@ -108,4 +103,68 @@ function readActor(decoder: decoding.Decoder): Actor {
     default:
       throw new RecordDecodeError(`unknown actor tag ${tag}`)
   }
+}
+
+export function encodeChunk(events: readonly StoredEvent[]): Uint8Array {
+  // Records are written back to back into one encoder; the header, written after, frames and checks them.
+  const body = encoding.createEncoder()
+  const ends: number[] = []
+  for (const event of events) {
+    writeRecordBody(body, event)
+    ends.push(encoding.length(body))
+  }
+  const bodyBytes = encoding.toUint8Array(body)
+  const header = encoding.createEncoder()
+  encoding.writeVarUint(header, events.length)
+  let start = 0
+  for (const end of ends) {
+    encoding.writeVarUint(header, end - start)
+    encoding.writeUint32(header, crc32(bodyBytes.subarray(start, end)))
+    start = end
+  }
+  encoding.writeUint8Array(header, bodyBytes)
+  return encoding.toUint8Array(header)
+}
+
+/** One slot of a decoded chunk: the event, or why its record could not be decoded. */
+export type ChunkEntry = { readonly event: StoredEvent } | { readonly error: string; readonly bytes: number }
+
+/**
+ * Splits a chunk into its records and decodes each. Throws RecordDecodeError only when the framing itself is
+ * damaged (then the chunk's records cannot be told apart).
+ */
+export function decodeChunk(chunk: Uint8Array): ChunkEntry[] {
+  const frames: { length: number; crc: number }[] = []
+  let offset: number
+  try {
+    const decoder = decoding.createDecoder(chunk)
+    const count = decoding.readVarUint(decoder)
+    if (count > chunk.length) throw new RecordDecodeError(`chunk claims ${count} records in ${chunk.length} bytes`)
+    let total = 0
+    for (let i = 0; i < count; i++) {
+      const length = decoding.readVarUint(decoder)
+      frames.push({ length, crc: decoding.readUint32(decoder) })
+      total += length
+    }
+    offset = decoder.pos
+    if (offset + total !== chunk.length) throw new RecordDecodeError('record lengths do not add up to the chunk')
+  } catch (error) {
+    if (error instanceof RecordDecodeError) throw error
+    throw new RecordDecodeError(`damaged chunk framing: ${(error as Error).message}`)
+  }
+  return frames.map(({ length, crc }) => {
+    const record = chunk.subarray(offset, offset + length)
+    offset += length
+    if (crc32(record) !== crc) return { error: 'checksum mismatch', bytes: length }
+    try {
+      return { event: decodeRecord(record) }
+    } catch (error) {
+      return { error: (error as Error).message, bytes: length }
+    }
+  })
+}
+
+/** The number of records a chunk claims to hold, read from its first bytes. */
+export function chunkCount(chunk: Uint8Array): number {
+  return decoding.readVarUint(decoding.createDecoder(chunk))
 }

@@ -53,12 +53,15 @@ export class DocumentState {
   /** Stream version of the snapshot this state was restored from or last written to. */
   snapshotVersion = 0
   private lastTextChanged = false
+  private lastStateChanged = false
   private cachedContent: { revision: number; text: string } | undefined
   private cachedHash: { revision: number; hash: string } | undefined
 
   constructor(readonly docId: string) {
     this.ydoc.on('afterTransaction', (transaction: Y.Transaction) => {
       this.lastTextChanged = textChanged(transaction, this.text)
+      this.lastStateChanged ||=
+        transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
     })
   }
 
@@ -141,19 +144,12 @@ export class DocumentState {
    */
   applyRemote(update: Uint8Array): { stateChanged: boolean; textChanged: boolean } {
     const store = this.ydoc.store
-    const pendingBefore = [store.pendingStructs, store.pendingDs]
-    let stateChanged = false
-    const observe = (transaction: Y.Transaction) => {
-      stateChanged ||= transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
-    }
-    this.ydoc.on('afterTransaction', observe)
+    const pendingStructs = store.pendingStructs
+    const pendingDs = store.pendingDs
     this.lastTextChanged = false
-    try {
-      Y.applyUpdate(this.ydoc, update)
-    } finally {
-      this.ydoc.off('afterTransaction', observe)
-    }
-    stateChanged ||= store.pendingStructs !== pendingBefore[0] || store.pendingDs !== pendingBefore[1]
+    this.lastStateChanged = false
+    Y.applyUpdate(this.ydoc, update)
+    const stateChanged = this.lastStateChanged || store.pendingStructs !== pendingStructs || store.pendingDs !== pendingDs
     return { stateChanged, textChanged: this.lastTextChanged }
   }
 
