@@ -8,7 +8,7 @@ import type { Patch, Trace } from './traceFile.js'
  */
 export function* traceUpdates(trace: Trace): Generator<Uint8Array> {
   if (trace.kind === 'sequential') {
-    const peer = new TypingPeer()
+    const peer = new TypingPeer(agentClientId(0))
     if (trace.startContent.length > 0) yield peer.type([[0, 0, trace.startContent]])
     for (const txn of trace.txns) yield peer.type(txn.patches)
     peer.doc.destroy()
@@ -20,7 +20,7 @@ export function* traceUpdates(trace: Trace): Generator<Uint8Array> {
     const txn = trace.txns[index]!
     let agent = peers.get(txn.agent)
     if (!agent) {
-      agent = { peer: new TypingPeer(), seen: new Uint8Array(trace.txns.length) }
+      agent = { peer: new TypingPeer(agentClientId(txn.agent)), seen: new Uint8Array(trace.txns.length) }
       peers.set(txn.agent, agent)
     }
     const missing = unseenAncestors(trace.txns, txn.parents, agent.seen)
@@ -35,6 +35,12 @@ export function* traceUpdates(trace: Trace): Generator<Uint8Array> {
   }
   for (const { peer } of peers.values()) peer.doc.destroy()
 }
+
+/**
+ * Yjs orders concurrent insertions at one place by client id; the traces' end content orders them by agent number.
+ * Client ids that rise with the agent number make both agree, so a replay ends exactly at `endContent`.
+ */
+export const agentClientId = (agent: number): number => 1_000 + agent
 
 /** Transactions in the history of `parents` that `seen` lacks, in trace (causal) order. */
 function unseenAncestors(txns: readonly { parents: number[] }[], parents: readonly number[], seen: Uint8Array): number[] {
@@ -51,12 +57,15 @@ function unseenAncestors(txns: readonly { parents: number[] }[], parents: readon
 
 /** One editor: applies code-point patches to its `source` text and hands back each transaction's update. */
 class TypingPeer {
-  readonly doc = new Y.Doc()
-  private readonly text = this.doc.getText('source')
+  readonly doc: Y.Doc
+  private readonly text: Y.Text
   private astral = false
   private last: Uint8Array = new Uint8Array(0)
 
-  constructor() {
+  constructor(clientID: number) {
+    this.doc = new Y.Doc()
+    this.doc.clientID = clientID
+    this.text = this.doc.getText('source')
     this.doc.on('update', (update: Uint8Array) => {
       this.last = update
     })

@@ -56,6 +56,15 @@ export interface QuarantinedRecord {
   readonly bytes: number
 }
 
+export interface IntegrityReport {
+  readonly events: number
+  readonly streams: number
+  readonly head: number
+  /** Human-readable violations; empty when the log is sound. */
+  readonly problems: readonly string[]
+  readonly quarantined: readonly QuarantinedRecord[]
+}
+
 export interface Snapshot {
   readonly position: number
   readonly payload: Uint8Array
@@ -458,6 +467,73 @@ export class EventStore {
     for (const [stream, head] of this.heads) {
       if (head.version > 0 && stream.startsWith(prefix) && !durable.has(stream)) yield { stream, head }
     }
+  }
+
+  /**
+   * Checks the log's own invariants against what is on disk: positions gap-free from 1 to the head, every event
+   * indexed under its stream and version, every stream head pointing at its stream's last event, and no damaged
+   * records. Reads the whole log.
+   */
+  async checkIntegrity(): Promise<IntegrityReport> {
+    this.assertOpen()
+    await this.flush()
+    const problems: string[] = []
+    const lastOfStream = new Map<string, { version: number; position: number }>()
+    let expected = 1
+    let events = 0
+    for await (const [key, chunk] of this.db.iterator({ gte: keys.eventKey(0), lt: keys.EVENTS_END })) {
+      const first = keys.positionOfEventKey(key)
+      if (first !== expected) problems.push(`positions ${expected}..${first - 1} are missing`)
+      let entries
+      try {
+        entries = decodeChunk(chunk)
+      } catch (error) {
+        problems.push(`chunk at position ${first} is damaged: ${(error as Error).message}`)
+        this.quarantine(first, (error as Error).message, chunk.length)
+        expected = first + 1
+        continue
+      }
+      let streamOfChunk: string | undefined
+      entries.forEach((entry, index) => {
+        const position = first + index
+        if ('error' in entry) {
+          problems.push(`record at position ${position} is damaged: ${entry.error}`)
+          this.quarantine(position, entry.error, entry.bytes)
+          return
+        }
+        events++
+        const { stream, streamVersion } = entry.event
+        if (streamOfChunk !== undefined && streamOfChunk !== stream) problems.push(`chunk at ${first} mixes streams`)
+        streamOfChunk = stream
+        const previous = lastOfStream.get(stream)
+        if ((previous?.version ?? 0) + 1 !== streamVersion) {
+          problems.push(`${stream} jumps from version ${previous?.version ?? 0} to ${streamVersion} at position ${position}`)
+        }
+        lastOfStream.set(stream, { version: streamVersion, position })
+      })
+      const head = entries[0]
+      if (streamOfChunk !== undefined && head && 'event' in head) {
+        const firstVersion = head.event.streamVersion
+        const index = await this.db.get(keys.streamIndexKey(streamOfChunk, firstVersion))
+        const indexed = index ? decoding.readVarUint(decoding.createDecoder(index)) : undefined
+        if (indexed !== first) problems.push(`${streamOfChunk} version ${firstVersion} is not indexed at position ${first}`)
+      }
+      expected = first + entries.length
+    }
+    if (expected - 1 !== this.durablePosition) {
+      problems.push(`the log ends at ${expected - 1} but the store believes its head is ${this.durablePosition}`)
+    }
+    let streams = 0
+    for await (const { stream, head } of this.streams()) {
+      streams++
+      const last = lastOfStream.get(stream)
+      if (!last || last.version !== head.version || last.position !== head.position) {
+        problems.push(`head of ${stream} says version ${head.version} at ${head.position}, log says ${last?.version ?? 0} at ${last?.position ?? 0}`)
+      }
+      lastOfStream.delete(stream)
+    }
+    for (const stream of lastOfStream.keys()) problems.push(`${stream} has events but no head`)
+    return { events, streams, head: this.durablePosition, problems, quarantined: this.quarantinedRecords() }
   }
 
   /** Resolves once every append so far is on disk. */

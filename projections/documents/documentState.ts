@@ -31,6 +31,9 @@ export interface LocalChange {
 
 const SNAPSHOT_FORMAT = 1
 
+/** The Yjs update that changes nothing (no structs, no deletions). */
+const EMPTY_UPDATE = Y.encodeStateAsUpdate(new Y.Doc())
+
 export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex')
 
 /**
@@ -155,7 +158,7 @@ export class DocumentState {
 
   /** Applies hunks as one local Yjs transaction and returns the update it produced, ahead of recording it. */
   transactLocal(hunks: readonly Hunk[]): LocalChange {
-    let update: Uint8Array = new Uint8Array(0)
+    let update: Uint8Array = EMPTY_UPDATE
     const capture = (produced: Uint8Array) => {
       update = produced
     }

@@ -1,0 +1,26 @@
+/** A mistake in how the command was called: printed with the usage, exit status 2. */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+export const USAGE = `usage: quire [--home DIR] <command> [options]
+
+The data directory is --home DIR, else $QUIRE_HOME, else $XDG_DATA_HOME/quire (~/.local/share/quire).
+
+commands:
+  status                  (the default) the data directory and what its log holds
+  log [--stream S] [--since POS] [--limit N] [--json]
+                          events after position POS (default: all), oldest first: position, time, actor, type,
+                          and a summary; --json prints one JSON object per line
+  replay --doc PATH_OR_ID [--at REVISION]
+                          the document's exact content at REVISION (default: now), and nothing else
+  verify                  rebuild every projection from the log and compare it with the live state;
+                          exit 0 when identical, 1 with a summary of what differs or is damaged
+  ingest-trace FILE       replay a josephg editing trace (gzip JSON) as Yjs peer edits, one event per
+                          transaction; the last line printed is the new document's id
+  doc create FILE [--kind markdown|yaml-workflow]
+                          create a document holding FILE's content; prints its id
+  doc write ID_OR_PATH FILE [--expected-revision REV]
+                          replace the document's content with FILE's (journaled, as an AI write would be)
+  doc list                every document: id, kind, revision, dirty, path or title
+  help                    this text`
