@@ -61,8 +61,10 @@ export class DocumentState {
   private cachedHash: { revision: number; hash: string } | undefined
 
   constructor(readonly docId: string) {
+    // Accumulated, not assigned: one change can run several transactions (Yjs cleans up formatting in a follow-up
+    // transaction of its own), and callers reset both flags before each change they make.
     this.ydoc.on('afterTransaction', (transaction: Y.Transaction) => {
-      this.lastTextChanged = textChanged(transaction, this.text)
+      this.lastTextChanged ||= textChanged(transaction, this.text)
       this.lastStateChanged ||=
         transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
     })

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest'
+import { GroupCommitter, type BatchOperation } from '../../core/log/groupCommit.js'
+
+const op = (n: number): BatchOperation => ({ type: 'put', key: Uint8Array.of(n), value: Uint8Array.of(n) })
+
+describe('GroupCommitter', () => {
+  it('batches appends that arrive while a write is in flight, and acks none before its write lands', async () => {
+    const writes: number[][] = []
+    let finishWrite: (() => void) | undefined
+    const committer = new GroupCommitter(async (operations) => {
+      writes.push(operations.map((operation) => operation.key[0]!))
+      await new Promise<void>((resolve) => (finishWrite = resolve))
+    })
+    const acked: number[] = []
+    const submit = (n: number) =>
+      new Promise<void>((resolve) => committer.submit({ operations: [op(n)], lastPosition: n, resolve })).then(() => acked.push(n))
+    const first = submit(1)
+    const rest = [2, 3, 4].map(submit)
+    await Promise.resolve()
+    expect(writes).toEqual([[1]])
+    expect(acked).toEqual([])
+    finishWrite!()
+    await first
+    expect(acked).toEqual([1])
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(writes).toEqual([[1], [2, 3, 4]])
+    expect(acked).toEqual([1])
+    finishWrite!()
+    await Promise.all(rest)
+    expect(acked).toEqual([1, 2, 3, 4])
+  })
+
+  it('retries a failed batch in order and never drops or reorders an append', async () => {
+    const landed: number[] = []
+    let failures = 2
+    const errors: unknown[] = []
+    const committer = new GroupCommitter(
+      async (operations) => {
+        if (failures-- > 0) throw new Error('disk full')
+        landed.push(...operations.map((operation) => operation.key[0]!))
+      },
+      { retryDelayMs: 1, onWriteError: (error) => errors.push(error) },
+    )
+    const all = [1, 2, 3].map(
+      (n) => new Promise<void>((resolve) => committer.submit({ operations: [op(n)], lastPosition: n, resolve })),
+    )
+    await Promise.all(all)
+    expect(landed).toEqual([1, 2, 3])
+    expect(errors).toHaveLength(2)
+    expect(committer.failing).toBeUndefined()
+  })
+
+  it('caps the operations per batch', async () => {
+    const sizes: number[] = []
+    const committer = new GroupCommitter(async (operations) => void sizes.push(operations.length), { maxOperations: 3 })
+    const all = Array.from({ length: 7 }, (_, n) =>
+      new Promise<void>((resolve) => committer.submit({ operations: [op(n)], lastPosition: n, resolve })),
+    )
+    await Promise.all(all)
+    expect(sizes).toEqual([1, 3, 3])
+  })
+})
