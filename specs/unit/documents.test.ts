@@ -56,3 +56,74 @@ describe('documents', () => {
     await engine.close()
   })
 })
+
+describe('dirty, lazy loading and write turns', () => {
+  it('is dirty exactly when the content differs from what was last opened or saved', async () => {
+    const engine = await openEngine(await newHome())
+    const { docId } = await engine.commands.documents.create({
+      kind: 'markdown', content: 'on disk', path: '/tmp/x.md', title: 'x', origin: 'file', actor: USER, matchesFile: true,
+    })
+    const state = (await engine.documents.get(docId))!
+    expect(state.dirty).toBe(false)
+    await engine.commands.documents.write({ docId, content: 'edited', actor: USER })
+    expect(state.dirty).toBe(true)
+    await engine.commands.documents.write({ docId, content: 'on disk', actor: USER })
+    expect(state.dirty).toBe(false)
+    await engine.commands.documents.write({ docId, content: 'saved text', actor: USER })
+    await engine.commands.documents.markSaved(docId, '/tmp/x.md', 'save', USER)
+    expect(state.dirty).toBe(false)
+    const untitled = await engine.commands.documents.create({
+      kind: 'markdown', content: '', path: null, title: 'u', origin: 'untitled', actor: USER,
+    })
+    expect((await engine.documents.get(untitled.docId))!.dirty).toBe(false)
+    await engine.commands.documents.write({ docId: untitled.docId, content: 'text', actor: USER })
+    expect((await engine.documents.get(untitled.docId))!.dirty).toBe(true)
+    await engine.close()
+  })
+
+  it('loads documents one at a time, on first use', async () => {
+    const home = await newHome()
+    const first = await openEngine(home)
+    const big = await first.commands.documents.create({ kind: 'markdown', content: 'x'.repeat(100_000), path: null, title: 'big', origin: 'untitled', actor: USER })
+    const small = await first.commands.documents.create({ kind: 'markdown', content: 'small', path: null, title: 'small', origin: 'untitled', actor: USER })
+    await first.close()
+    const engine = await openEngine(home)
+    expect(engine.documents.peek(big.docId)).toBeUndefined()
+    expect((await engine.documents.get(small.docId))!.content).toBe('small')
+    expect(engine.documents.peek(big.docId)).toBeUndefined()
+    expect(await engine.documents.get('d-missing')).toBeUndefined()
+    await engine.close()
+  })
+
+  it('refuses bad input before anything is recorded', async () => {
+    const engine = await openEngine(await newHome())
+    const { docId } = await engine.commands.documents.create({ kind: 'markdown', content: 'ok', path: null, title: 't', origin: 'untitled', actor: USER })
+    const head = engine.store.headPosition
+    await expect(engine.commands.documents.write({ docId, content: 'bad \uD800 surrogate', actor: USER })).rejects.toSatisfy((error) => isQuireError(error, 'INVALID_TEXT'))
+    await expect(engine.commands.documents.applyPeerUpdates(docId, [Uint8Array.of(1, 2, 3, 200)], { kind: 'peer', peer: 'p' })).rejects.toSatisfy((error) => isQuireError(error, 'INVALID_UPDATE'))
+    await expect(engine.commands.documents.write({ docId: 'd-nope', content: 'x', actor: USER })).rejects.toSatisfy((error) => isQuireError(error, 'NOT_FOUND'))
+    await expect(engine.commands.documents.write({ docId, content: 'x', expectedRevision: 'garbage', actor: USER })).rejects.toSatisfy((error) => isQuireError(error, 'STALE'))
+    expect(engine.store.headPosition).toBe(head)
+    expect((await engine.documents.get(docId))!.content).toBe('ok')
+    await engine.close()
+  })
+
+  it('serialises writes per document and answers WRITE_BUSY after waiting too long', async () => {
+    const { DocumentTurns } = await import('../../core/documents/turns.js')
+    const turns = new DocumentTurns(50)
+    const order: string[] = []
+    const hold = (label: string, ms: number) =>
+      turns.run('d', () => new Promise<void>((resolve) => setTimeout(() => { order.push(label); resolve() }, ms)))
+    const first = hold('first', 10)
+    const second = turns.run('d', async () => void order.push('second'))
+    await turns.run('e', async () => void order.push('other document'))
+    await Promise.all([first, second])
+    expect(order).toEqual(['other document', 'first', 'second'])
+    const long = hold('long', 120)
+    const busy = await turns.run('d', async () => order.push('never')).catch((error: unknown) => error)
+    expect(isQuireError(busy, 'WRITE_BUSY')).toBe(true)
+    await long
+    await turns.run('d', async () => void order.push('after'))
+    expect(order).toEqual(['other document', 'first', 'second', 'long', 'after'])
+  })
+})
