@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util'
 import { openEngine, type Engine } from '../../core/engine.js'
 import { isQuireError } from '../../core/errors.js'
 import { resolveHome } from '../../core/home.js'
@@ -27,26 +26,19 @@ const COMMANDS: Record<string, { run: Command; raw?: boolean }> = {
 export async function main(argv: string[]): Promise<number> {
   let engine: Engine | undefined
   try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: { home: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: false,
-    })
-    const name = positionals[0] ?? 'status'
-    if (name === 'help' || values.help) {
+    const { home, help, rest } = splitGlobalOptions(argv)
+    const [name = 'status', ...args] = rest
+    if (help || name === 'help') {
       process.stdout.write(`${USAGE}\n`)
       return 0
     }
     const command = COMMANDS[name]
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
-    // Everything after the command name, minus the global --home, belongs to the command.
-    const rest = withoutHome(positionals.length > 0 ? argv.slice(argv.indexOf(name) + 1) : [])
-    engine = await openEngine(resolveHome(typeof values.home === 'string' ? values.home : undefined))
+    engine = await openEngine(resolveHome(home))
     const out = command.raw
       ? (text: string) => void process.stdout.write(text)
       : (line: string) => void process.stdout.write(`${line}\n`)
-    return await command.run(engine, rest, out)
+    return await command.run(engine, args, out)
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`quire: ${(error as Error).message}\n\n${USAGE}\n`)
@@ -63,13 +55,26 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-function withoutHome(args: string[]): string[] {
-  const result: string[] = []
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--home') i++
-    else if (!args[i]!.startsWith('--home=')) result.push(args[i]!)
+/** Takes the global options (`--home DIR`, `--home=DIR`, `--help`) out of argv, wherever they stand. */
+function splitGlobalOptions(argv: string[]): { home: string | undefined; help: boolean; rest: string[] } {
+  let home: string | undefined
+  let help = false
+  const rest: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--home') {
+      home = argv[++i]
+      if (home === undefined || home === '') throw new UsageError('--home needs a directory')
+    } else if (arg.startsWith('--home=')) {
+      home = arg.slice('--home='.length)
+      if (home === '') throw new UsageError('--home needs a directory')
+    } else if (arg === '--help' || arg === '-h') {
+      help = true
+    } else {
+      rest.push(arg)
+    }
   }
-  return result
+  return { home, help, rest }
 }
 
 process.exitCode = await main(process.argv.slice(2))

@@ -9,7 +9,7 @@ import { DataDirLockedError, InvalidAppendError, StoreClosedError } from './erro
 import { assertExpectedVersion, NO_CONCURRENCY_CHECK, type ExpectedStreamVersion } from './expectedVersion.js'
 import { GroupCommitter, type BatchOperation } from './groupCommit.js'
 import * as keys from './keys.js'
-import { chunkCount, decodeChunk, encodeChunk, RecordDecodeError, type StoredEvent } from './record.js'
+import { decodeChunk, encodeChunk, RecordDecodeError, type StoredEvent } from './record.js'
 
 /** An event as the store returns it: its global position, its place in its stream, and its decoded payload. */
 export interface RecordedEvent<Type extends string = string, Data = unknown> {
@@ -140,10 +140,7 @@ export class EventStore {
       throw error
     }
     await writeFile(join(directory, 'owner.pid'), `${process.pid}\n`)
-    let lastPosition = 0
-    for await (const [key, chunk] of db.iterator({ lt: keys.EVENTS_END, gte: keys.eventKey(0), reverse: true, limit: 1 })) {
-      lastPosition = keys.positionOfEventKey(key) + lastChunkCount(chunk) - 1
-    }
+    const lastPosition = await findLastPosition(db)
     const store = new EventStore(db, directory, lastPosition, options)
     for await (const [key, value] of db.iterator({ gte: keys.quarantineKey(0), lt: keys.QUARANTINE_END })) {
       const note = JSON.parse(new TextDecoder().decode(value)) as { reason: string; bytes: number }
@@ -355,18 +352,18 @@ export class EventStore {
         this.quarantine(position, entry.error, entry.bytes)
         return
       }
-      const event = this.upcast(position, entry.event)
+      const event = this.upcast(position, entry.event, entry.bytes)
       if (event) events.push(event)
     })
     return events
   }
 
-  private upcast(position: number, stored: StoredEvent): RecordedEvent | undefined {
+  private upcast(position: number, stored: StoredEvent, bytes: number): RecordedEvent | undefined {
     try {
       const data = this.options.registry.read(stored.type, stored.v, stored.data)
       return { position, ...stored, data }
     } catch (error) {
-      this.quarantine(position, (error as Error).message, 0)
+      this.quarantine(position, (error as Error).message, bytes)
       return undefined
     }
   }
@@ -536,7 +533,7 @@ export class EventStore {
     return { events, streams, head: this.durablePosition, problems, quarantined: this.quarantinedRecords() }
   }
 
-  /** Resolves once every append so far is on disk. */
+  /** Resolves once every append made before the call is on disk. */
   async flush(): Promise<void> {
     await this.committer.flushed()
   }
@@ -574,11 +571,25 @@ async function readOwnerPid(directory: string): Promise<number | undefined> {
   }
 }
 
-/** Count of a chunk found at the end of the log; a damaged one counts as one position (verify reports it). */
-function lastChunkCount(chunk: Uint8Array): number {
-  try {
-    return Math.max(1, chunkCount(chunk))
-  } catch {
-    return 1
+/**
+ * The position of the last event in the log. The last chunk's own framing says how many events it holds; if that
+ * chunk is damaged, its count cannot be trusted (a flipped bit could claim far more or fewer events), so the head
+ * falls back to the stream heads, which were written in the same atomic batch as every chunk.
+ */
+async function findLastPosition(db: ClassicLevel<Uint8Array, Uint8Array>): Promise<number> {
+  for await (const [key, chunk] of db.iterator({ lt: keys.EVENTS_END, gte: keys.eventKey(0), reverse: true, limit: 1 })) {
+    const first = keys.positionOfEventKey(key)
+    try {
+      return first + decodeChunk(chunk).length - 1
+    } catch {
+      let last = first
+      for await (const value of db.values({ gte: keys.STREAM_HEADS_START, lt: keys.STREAM_HEADS_END })) {
+        const decoder = decoding.createDecoder(value)
+        decoding.readVarUint(decoder)
+        last = Math.max(last, decoding.readVarUint(decoder))
+      }
+      return last
+    }
   }
+  return 0
 }

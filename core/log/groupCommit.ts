@@ -37,6 +37,9 @@ export interface GroupCommitOptions {
 export class GroupCommitter {
   private queue: PendingAppend[] = []
   private writing: Promise<void> | undefined
+  private submittedPosition = 0
+  private committedPosition = 0
+  private waiters: { position: number; resolve: () => void }[] = []
   private lastError: unknown
   private readonly maxOperations: number
 
@@ -49,6 +52,7 @@ export class GroupCommitter {
 
   submit(append: PendingAppend): void {
     this.queue.push(append)
+    this.submittedPosition = Math.max(this.submittedPosition, append.lastPosition)
     if (!this.writing) this.writing = this.drain()
   }
 
@@ -62,9 +66,11 @@ export class GroupCommitter {
     return this.lastError
   }
 
-  /** Resolves when everything submitted so far is on disk. */
-  async flushed(): Promise<void> {
-    while (this.writing) await this.writing
+  /** Resolves when everything submitted before the call is on disk (later submissions do not delay it). */
+  flushed(): Promise<void> {
+    const position = this.submittedPosition
+    if (this.committedPosition >= position) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ position, resolve }))
   }
 
   private async drain(): Promise<void> {
@@ -73,8 +79,15 @@ export class GroupCommitter {
         const batch = this.takeBatch()
         const operations = batch.flatMap((append) => append.operations)
         await this.writeWithRetry(operations)
-        this.options.onCommitted?.(batch[batch.length - 1]!.lastPosition)
+        const lastPosition = batch[batch.length - 1]!.lastPosition
+        this.committedPosition = lastPosition
+        this.options.onCommitted?.(lastPosition)
         for (const append of batch) append.resolve()
+        if (this.waiters.length > 0) {
+          const ready = this.waiters.filter((waiter) => waiter.position <= lastPosition)
+          this.waiters = this.waiters.filter((waiter) => waiter.position > lastPosition)
+          for (const waiter of ready) waiter.resolve()
+        }
       }
     } finally {
       this.writing = undefined

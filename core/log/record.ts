@@ -127,7 +127,7 @@ export function encodeChunk(events: readonly StoredEvent[]): Uint8Array {
 }
 
 /** One slot of a decoded chunk: the event, or why its record could not be decoded. */
-export type ChunkEntry = { readonly event: StoredEvent } | { readonly error: string; readonly bytes: number }
+export type ChunkEntry = { readonly event: StoredEvent; readonly bytes: number } | { readonly error: string; readonly bytes: number }
 
 /**
  * Splits a chunk into its records and decodes each. Throws RecordDecodeError only when the framing itself is
@@ -157,14 +157,9 @@ export function decodeChunk(chunk: Uint8Array): ChunkEntry[] {
     offset += length
     if (crc32(record) !== crc) return { error: 'checksum mismatch', bytes: length }
     try {
-      return { event: decodeRecord(record) }
+      return { event: decodeRecord(record), bytes: length }
     } catch (error) {
       return { error: (error as Error).message, bytes: length }
     }
   })
-}
-
-/** The number of records a chunk claims to hold, read from its first bytes. */
-export function chunkCount(chunk: Uint8Array): number {
-  return decoding.readVarUint(decoding.createDecoder(chunk))
 }

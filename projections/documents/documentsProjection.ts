@@ -110,22 +110,20 @@ export class DocumentsProjection {
     if (state.version - state.snapshotVersion >= this.snapshotEvery) void this.snapshot(state)
   }
 
-  /** Writes a snapshot of `state` once everything folded into it is durable. */
+  /**
+   * Writes a snapshot of `state` as it is now, once everything folded into it is durable: a snapshot never holds an
+   * event the log could still lose. Steady writes do not starve it, because it waits for this position only.
+   */
   async snapshot(state: DocumentState): Promise<void> {
     if (this.snapshotting.has(state.docId)) return
     this.snapshotting.add(state.docId)
     try {
-      for (let attempt = 0; attempt < 5; attempt++) {
-        await this.store.flush()
-        if (this.store.isClosed || this.states.get(state.docId) !== state) return
-        // A snapshot may only hold durable events; under steady writes the state can run ahead again.
-        if (state.position > this.store.durableHeadPosition) continue
-        const payload = state.encodeSnapshot()
-        const version = state.version
-        await this.store.saveSnapshot(DOCUMENTS_PROJECTION, state.docId, { position: state.position, payload })
-        state.snapshotVersion = version
-        return
-      }
+      const payload = state.encodeSnapshot()
+      const { version, position } = state
+      await this.store.flush()
+      if (this.store.isClosed || this.states.get(state.docId) !== state) return
+      await this.store.saveSnapshot(DOCUMENTS_PROJECTION, state.docId, { position, payload })
+      state.snapshotVersion = Math.max(state.snapshotVersion, version)
     } finally {
       this.snapshotting.delete(state.docId)
     }

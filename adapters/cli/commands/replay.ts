@@ -9,13 +9,13 @@ import { UsageError } from '../usage.js'
 export async function replayCommand(engine: Engine, args: string[], write: (text: string) => void): Promise<number> {
   const { values } = parseArgs({ args, options: { doc: { type: 'string' }, at: { type: 'string' } } })
   if (!values.doc) throw new UsageError('replay needs --doc PATH_OR_ID')
-  const docId = await resolveDocument(engine, values.doc)
   let to = Number.MAX_SAFE_INTEGER
   if (values.at !== undefined) {
     const position = positionOfRevision(values.at)
     if (position === undefined) throw new UsageError(`${JSON.stringify(values.at)} is not a revision token (rev-...)`)
     to = position
   }
+  const docId = await resolveDocument(engine, values.doc)
   const state = await engine.documents.rebuild(docId, to)
   if (!state) throw new QuireError('NOT_FOUND', `document ${docId} did not exist at ${values.at}`)
   try {
