@@ -75,6 +75,9 @@ export class GroupCommitter {
 
   private async drain(): Promise<void> {
     try {
+      // Let the appenders acked by the previous batch (whose continuations are still queued microtasks) append
+      // again before this batch is cut; otherwise batches alternate between one append and all the others.
+      await new Promise<void>((resolve) => setImmediate(resolve))
       while (this.queue.length > 0) {
         const batch = this.takeBatch()
         const operations = batch.flatMap((append) => append.operations)

@@ -5,7 +5,8 @@
  *   e <position>                 → a chunk: the records of one append, the first at <position> (see record.ts)
  *   s <stream> 00 <version>      → the chunk holding that stream's events from number <version> (1-based) on:
  *                                  varUint position of its first event, varUint count
- *   h <stream>                   → the stream's head: varUint version, varUint position of its last event
+ *   h <stream>                   → marks that the stream exists (written once, by its first append); the head is
+ *                                  read from the stream's last index entry
  *   q <position>                 → quarantine note for a record that failed to decode
  *   p <name> 00 <key>            → a projection snapshot (see snapshots in eventStore.ts)
  *   m <name>                     → store metadata
@@ -13,12 +14,24 @@
 
 const EVENT = 0x65 // 'e'
 const STREAM_INDEX = 0x73 // 's'
-const STREAM_HEAD = 0x68 // 'h'
+const STREAM_MARKER = 0x68 // 'h'
 const QUARANTINE = 0x71 // 'q'
 const SNAPSHOT = 0x70 // 'p'
 const META = 0x6d // 'm'
 
 const utf8 = new TextEncoder()
+/** Encoded stream names, so a busy stream's name is not re-encoded on every append. */
+const encodedNames = new Map<string, Uint8Array>()
+
+function encodeName(name: string): Uint8Array {
+  let bytes = encodedNames.get(name)
+  if (!bytes) {
+    if (encodedNames.size >= 4_096) encodedNames.clear()
+    bytes = utf8.encode(name)
+    encodedNames.set(name, bytes)
+  }
+  return bytes
+}
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true })
 
 function writeU64(target: Uint8Array, offset: number, value: number): void {
@@ -49,7 +62,7 @@ function tagged(tag: number, value: number): Uint8Array {
 }
 
 function named(tag: number, name: string, suffix?: Uint8Array): Uint8Array {
-  const bytes = utf8.encode(name)
+  const bytes = encodeName(name)
   const key = new Uint8Array(1 + bytes.length + (suffix ? 1 + suffix.length : 0))
   key[0] = tag
   key.set(bytes, 1)
@@ -60,28 +73,35 @@ function named(tag: number, name: string, suffix?: Uint8Array): Uint8Array {
   return key
 }
 
-function u64(value: number): Uint8Array {
-  const bytes = new Uint8Array(8)
-  writeU64(bytes, 0, value)
-  return bytes
-}
-
 export const eventKey = (position: number): Uint8Array => tagged(EVENT, position)
 export const positionOfEventKey = (key: Uint8Array): number => readU64(key, 1)
 /** Bounds for iterating every event: [EVENTS_START, EVENTS_END). */
 export const EVENTS_END = Uint8Array.of(EVENT + 1)
 
-export const streamIndexKey = (stream: string, version: number): Uint8Array =>
-  named(STREAM_INDEX, stream, u64(version))
+export function streamIndexKey(stream: string, version: number): Uint8Array {
+  const name = encodeName(stream)
+  const key = new Uint8Array(name.length + 10)
+  key[0] = STREAM_INDEX
+  key.set(name, 1)
+  key[name.length + 1] = 0
+  writeU64(key, name.length + 2, version)
+  return key
+}
 export const versionOfStreamIndexKey = (key: Uint8Array): number => readU64(key, key.length - 8)
 
-export const streamHeadKey = (stream: string): Uint8Array => named(STREAM_HEAD, stream)
-export const STREAM_HEADS_START = Uint8Array.of(STREAM_HEAD)
-export const STREAM_HEADS_END = Uint8Array.of(STREAM_HEAD + 1)
-export const streamOfHeadKey = (key: Uint8Array): string => utf8Decoder.decode(key.subarray(1))
-/** Range of head keys for streams whose name starts with `prefix`. */
-export function streamHeadRange(prefix: string): { gte: Uint8Array; lt: Uint8Array } {
-  const start = named(STREAM_HEAD, prefix)
+/** Range of one stream's index keys. */
+export const streamIndexRange = (stream: string): { gte: Uint8Array; lte: Uint8Array } => ({
+  gte: streamIndexKey(stream, 0),
+  lte: streamIndexKey(stream, Number.MAX_SAFE_INTEGER),
+})
+
+export const streamMarkerKey = (stream: string): Uint8Array => named(STREAM_MARKER, stream)
+export const STREAM_MARKERS_START = Uint8Array.of(STREAM_MARKER)
+export const STREAM_MARKERS_END = Uint8Array.of(STREAM_MARKER + 1)
+export const streamOfMarkerKey = (key: Uint8Array): string => utf8Decoder.decode(key.subarray(1))
+/** Range of marker keys for streams whose name starts with `prefix`. */
+export function streamMarkerRange(prefix: string): { gte: Uint8Array; lt: Uint8Array } {
+  const start = named(STREAM_MARKER, prefix)
   const end = start.slice()
   // Incrementing the last byte gives the first key past every name with this prefix (prefixes here are ASCII).
   end[end.length - 1]! += 1

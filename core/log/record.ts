@@ -105,25 +105,70 @@ function readActor(decoder: decoding.Decoder): Actor {
   }
 }
 
+/**
+ * One encoder reused for every chunk body: creating a lib0 Encoder allocates a buffer, and on the append path that
+ * allocation costs more than the encoding. Safe because encodeChunk is synchronous and empties it before returning.
+ */
+const body = encoding.createEncoder()
+
 export function encodeChunk(events: readonly StoredEvent[]): Uint8Array {
-  // Records are written back to back into one encoder; the header, written after, frames and checks them.
-  const body = encoding.createEncoder()
+  // Records are written back to back; the header, written after, frames and checks them.
+  body.cpos = 0
+  body.bufs = []
   const ends: number[] = []
   for (const event of events) {
     writeRecordBody(body, event)
     ends.push(encoding.length(body))
   }
   const bodyBytes = encoding.toUint8Array(body)
-  const header = encoding.createEncoder()
-  encoding.writeVarUint(header, events.length)
+  body.cpos = 0
+  body.bufs = []
+  // Do not keep a buffer grown by one huge event alive for the life of the process.
+  if (body.cbuf.length > 1 << 20) body.cbuf = new Uint8Array(1 << 12)
+  // The header (count, then a length and a checksum per record) goes straight into the one final buffer: on the
+  // append path every allocation shows, so no second encoder.
+  let headerLength = varUintSize(events.length)
   let start = 0
   for (const end of ends) {
-    encoding.writeVarUint(header, end - start)
-    encoding.writeUint32(header, crc32(bodyBytes.subarray(start, end)))
+    headerLength += varUintSize(end - start) + 4
     start = end
   }
-  encoding.writeUint8Array(header, bodyBytes)
-  return encoding.toUint8Array(header)
+  const chunk = new Uint8Array(headerLength + bodyBytes.length)
+  let offset = writeVarUintAt(chunk, 0, events.length)
+  start = 0
+  for (const end of ends) {
+    offset = writeVarUintAt(chunk, offset, end - start)
+    const crc = crc32(bodyBytes.subarray(start, end))
+    // Little-endian, as lib0's writeUint32/readUint32 use.
+    chunk[offset] = crc & 0xff
+    chunk[offset + 1] = (crc >>> 8) & 0xff
+    chunk[offset + 2] = (crc >>> 16) & 0xff
+    chunk[offset + 3] = crc >>> 24
+    offset += 4
+    start = end
+  }
+  chunk.set(bodyBytes, offset)
+  return chunk
+}
+
+/** Bytes lib0's varUint encoding takes for `value`. */
+export function varUintSize(value: number): number {
+  let size = 1
+  while (value > 0x7f) {
+    value = Math.floor(value / 128)
+    size++
+  }
+  return size
+}
+
+/** Writes `value` as a lib0 varUint at `offset`; returns the offset after it. */
+export function writeVarUintAt(target: Uint8Array, offset: number, value: number): number {
+  while (value > 0x7f) {
+    target[offset++] = 0x80 | (value & 0x7f)
+    value = Math.floor(value / 128)
+  }
+  target[offset++] = value
+  return offset
 }
 
 /** One slot of a decoded chunk: the event, or why its record could not be decoded. */

@@ -15,6 +15,7 @@ describe('GroupCommitter', () => {
     const submit = (n: number) =>
       new Promise<void>((resolve) => committer.submit({ operations: [op(n)], lastPosition: n, resolve })).then(() => acked.push(n))
     const first = submit(1)
+    await new Promise((resolve) => setImmediate(resolve))
     const rest = [2, 3, 4].map(submit)
     await Promise.resolve()
     expect(writes).toEqual([[1]])
@@ -50,6 +51,15 @@ describe('GroupCommitter', () => {
     expect(committer.failing).toBeUndefined()
   })
 
+  it('gathers appends made in the same turn into one batch', async () => {
+    const sizes: number[] = []
+    const committer = new GroupCommitter(async (operations) => void sizes.push(operations.length))
+    await Promise.all(
+      Array.from({ length: 5 }, (_, n) => new Promise<void>((resolve) => committer.submit({ operations: [op(n)], lastPosition: n, resolve }))),
+    )
+    expect(sizes).toEqual([5])
+  })
+
   it('caps the operations per batch', async () => {
     const sizes: number[] = []
     const committer = new GroupCommitter(async (operations) => void sizes.push(operations.length), { maxOperations: 3 })
@@ -57,6 +67,6 @@ describe('GroupCommitter', () => {
       new Promise<void>((resolve) => committer.submit({ operations: [op(n)], lastPosition: n, resolve })),
     )
     await Promise.all(all)
-    expect(sizes).toEqual([1, 3, 3])
+    expect(sizes).toEqual([3, 3, 1])
   })
 })

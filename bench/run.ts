@@ -1,0 +1,54 @@
+import { cpus, loadavg } from 'node:os'
+import { appendBenchmark } from './append.js'
+import { coldOpenBenchmark } from './coldOpen.js'
+import { ingestBenchmark } from './ingest.js'
+import { rssBenchmark } from './rss.js'
+import { fmtRatio, metLabel, now, printTable, type Benchmark, type TargetResult } from './util.js'
+
+/**
+ * The benchmark suite: `node dist/bench/run.js [name ...]` runs the named benchmarks (all when none are named) and
+ * ends with a summary of every ratio against its target. Each ratio is against a reference measured in the same run.
+ *
+ * Environment: QUIRE_TRACE (trace file), QUIRE_BENCH_TMP (where temp data dirs go), and per benchmark
+ * QUIRE_BENCH_APPEND_MS, QUIRE_BENCH_INGEST_RUNS, QUIRE_BENCH_COLD_RUNS, QUIRE_BENCH_RSS_RUNS.
+ */
+
+const benchmarks: readonly Benchmark[] = [appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark]
+
+const names = process.argv.slice(2)
+if (names.includes('--help') || names.includes('-h')) {
+  console.log('usage: node dist/bench/run.js [benchmark ...]\n')
+  for (const benchmark of benchmarks) console.log(`  ${benchmark.name.padEnd(10)} ${benchmark.description}`)
+  process.exit(0)
+}
+const unknown = names.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name))
+if (unknown.length > 0) {
+  console.error(`unknown benchmark ${unknown.join(', ')}; known: ${benchmarks.map((benchmark) => benchmark.name).join(', ')}`)
+  process.exit(2)
+}
+const selected = names.length === 0 ? benchmarks : benchmarks.filter((benchmark) => names.includes(benchmark.name))
+
+const load = (): string => loadavg().map((value) => value.toFixed(2)).join(' ')
+console.log(`${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, node ${process.version}, load average ${load()}`)
+if (loadavg()[0]! > 0.5) console.log('note: other work is running on this machine; ratios will be noisier than on an idle one')
+const started = now()
+const results: TargetResult[] = []
+let failed = false
+for (const benchmark of selected) {
+  console.log(`\n=== ${benchmark.name}: ${benchmark.description}`)
+  const benchStarted = now()
+  try {
+    results.push(...(await benchmark.run()))
+  } catch (error) {
+    failed = true
+    console.error(`${benchmark.name} failed:`, error)
+  }
+  console.log(`(${benchmark.name} took ${((now() - benchStarted) / 1000).toFixed(1)} s; load average now ${load()})`)
+}
+
+printTable(
+  `=== summary (${((now() - started) / 1000).toFixed(1)} s, node ${process.version})`,
+  ['benchmark', 'ratio', 'measured', 'target', 'met'],
+  results.map((result) => [result.benchmark, result.name, fmtRatio(result.ratio), result.target, metLabel(result.met)]),
+)
+process.exitCode = failed ? 1 : 0
