@@ -1,10 +1,27 @@
 import { DocumentsProjection, type DocumentsProjectionOptions } from '../projections/documents/documentsProjection.js'
+import { FoldedStream } from '../projections/foldedStream.js'
+import { evolveAgents, initialAgents, type AgentsState } from '../projections/agents/agentsState.js'
+import { evolveApprovals, initialApprovals, type ApprovalsState } from '../projections/approvals/approvalsState.js'
+import { evolveSettings, initialSettings } from '../projections/settings/settingsState.js'
+import { WorkspaceState } from '../projections/workspace/workspaceState.js'
+import { AGENTS_STREAM } from './agents/events.js'
+import { APPROVALS_STREAM } from './approvals/events.js'
 import { DocumentCommands } from './documents/commands.js'
 import { createEventRegistry } from './events/registry.js'
 import { EventStore, type EventStoreOptions } from './log/eventStore.js'
+import { SETTINGS_STREAM, type Settings } from './settings/events.js'
+import { WORKSPACE_STREAM } from './workspace/events.js'
 
 export interface EngineOptions extends Partial<Omit<EventStoreOptions, 'registry'>> {
   readonly documents?: DocumentsProjectionOptions
+}
+
+/** The read models folded from the small streams, kept in memory for the life of the engine. */
+export interface Views {
+  readonly workspace: FoldedStream<WorkspaceState>
+  readonly approvals: FoldedStream<ApprovalsState>
+  readonly settings: FoldedStream<Settings>
+  readonly agents: FoldedStream<AgentsState>
 }
 
 /** The core wired together: the log, the projections folded from it, and the commands that decide. */
@@ -12,23 +29,40 @@ export interface Engine {
   readonly home: string
   readonly store: EventStore
   readonly documents: DocumentsProjection
+  readonly views: Views
   readonly commands: { readonly documents: DocumentCommands }
+  /** The engine's clock (the store's), for expiry decisions. */
+  now(): number
   /** Snapshots loaded projections, waits for pending appends and releases the data directory. */
   close(): Promise<void>
 }
 
 export async function openEngine(home: string, options: EngineOptions = {}): Promise<Engine> {
   const store = await EventStore.open(home, { ...options, registry: createEventRegistry() })
-  const documents = new DocumentsProjection(store, options.documents)
-  return {
-    home,
-    store,
-    documents,
-    commands: { documents: new DocumentCommands(store, documents) },
-    async close() {
-      await store.flush()
-      await documents.close()
-      await store.close()
-    },
+  try {
+    const documents = new DocumentsProjection(store, options.documents)
+    const views: Views = {
+      workspace: new FoldedStream(WORKSPACE_STREAM, WorkspaceState.initial, (state, event) => state.evolve(event)),
+      approvals: new FoldedStream(APPROVALS_STREAM, initialApprovals, evolveApprovals),
+      settings: new FoldedStream(SETTINGS_STREAM, initialSettings, evolveSettings),
+      agents: new FoldedStream(AGENTS_STREAM, initialAgents, evolveAgents),
+    }
+    for (const view of Object.values(views)) await view.load(store)
+    return {
+      home,
+      store,
+      documents,
+      views,
+      commands: { documents: new DocumentCommands(store, documents) },
+      now: options.now ?? Date.now,
+      async close() {
+        await store.flush()
+        await documents.close()
+        await store.close()
+      },
+    }
+  } catch (error) {
+    await store.close()
+    throw error
   }
 }

@@ -52,6 +52,7 @@ export function compareDocuments(live: DocumentState | undefined, rebuilt: Docum
   if (live.version !== rebuilt.version) differences.push(`stream version: live ${live.version}, rebuilt ${rebuilt.version}`)
   if (live.dirty !== rebuilt.dirty) differences.push(`dirty: live ${live.dirty}, rebuilt ${rebuilt.dirty}`)
   if (JSON.stringify(live.saved) !== JSON.stringify(rebuilt.saved)) differences.push('last save mark differs')
+  if (JSON.stringify(live.divergence) !== JSON.stringify(rebuilt.divergence)) differences.push('divergence from disk differs')
   const { createdAt: liveCreated, ...liveMeta } = live.meta ?? ({} as Record<string, unknown>)
   const { createdAt: rebuiltCreated, ...rebuiltMeta } = rebuilt.meta ?? ({} as Record<string, unknown>)
   if (JSON.stringify(liveMeta) !== JSON.stringify(rebuiltMeta) || liveCreated !== rebuiltCreated) {

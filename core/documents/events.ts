@@ -66,8 +66,32 @@ export const DocumentSaved = defineEvent({
     path: z.string().min(1),
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
     length: z.number().int().nonnegative(),
-    reason: z.enum(['open', 'save']),
+    reason: z.enum(['open', 'save', 'reload']),
   }),
 })
 
-export const documentEvents = [DocumentCreated, DocumentChanged, JournalRecorded, DocumentSaved] as const
+/**
+ * The file changed on disk while the document had unsaved changes: the person must decide between the tab's version
+ * and the disk's (until then, and after "keep", closing needs `force`: WS.CLOSE.3).
+ */
+export const DocumentDiverged = defineEvent({
+  type: 'document.diverged',
+  version: 1,
+  schema: z.object({ path: z.string().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/), length: z.number().int().nonnegative() }),
+})
+
+/** The person's decision on a divergence: keep the tab's version, or reload the disk's (then a change follows). */
+export const DivergenceResolved = defineEvent({
+  type: 'document.divergence-resolved',
+  version: 1,
+  schema: z.object({ choice: z.enum(['keep', 'reload']) }),
+})
+
+export const documentEvents = [
+  DocumentCreated,
+  DocumentChanged,
+  JournalRecorded,
+  DocumentSaved,
+  DocumentDiverged,
+  DivergenceResolved,
+] as const

@@ -1,5 +1,10 @@
+import { agentEvents } from '../agents/events.js'
+import { approvalEvents } from '../approvals/events.js'
 import { documentEvents } from '../documents/events.js'
+import { settingsEvents } from '../settings/events.js'
+import { workspaceEvents } from '../workspace/events.js'
 import { EventRegistry } from './schema.js'
 
 /** Every event type Quire writes. A type, once released, is never removed: old logs must keep replaying. */
-export const createEventRegistry = (): EventRegistry => new EventRegistry([...documentEvents])
+export const createEventRegistry = (): EventRegistry =>
+  new EventRegistry([...documentEvents, ...workspaceEvents, ...approvalEvents, ...settingsEvents, ...agentEvents])

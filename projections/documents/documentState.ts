@@ -53,6 +53,8 @@ export class DocumentState {
   position = 0
   revisionPosition = 0
   saved: SavedMark | null = null
+  /** Set when the file changed on disk under unsaved changes; `kept` once the person chose the tab's version. */
+  divergence: { readonly sha256: string; readonly kept: boolean } | null = null
   /** Stream version of the snapshot this state was restored from or last written to. */
   snapshotVersion = 0
   private lastTextChanged = false
@@ -122,8 +124,16 @@ export class DocumentState {
         const data = event.data as { path: string; sha256: string; length: number }
         this.saved = { path: data.path, sha256: data.sha256, length: data.length, position: event.position }
         if (this.meta) this.meta = { ...this.meta, path: data.path }
+        // The file and the document agree again.
+        this.divergence = null
         break
       }
+      case 'document.diverged':
+        this.divergence = { sha256: (event.data as { sha256: string }).sha256, kept: false }
+        break
+      case 'document.divergence-resolved':
+        if (this.divergence && (event.data as { choice: string }).choice === 'keep') this.divergence = { ...this.divergence, kept: true }
+        break
       default:
         // Journal entries and future event types do not change the fold.
         break
@@ -201,6 +211,7 @@ export class DocumentState {
       position: this.position,
       revisionPosition: this.revisionPosition,
       saved: this.saved ? { ...this.saved } : null,
+      divergence: this.divergence ? { ...this.divergence } : null,
     })
     encoding.writeVarUint8Array(encoder, Y.encodeStateAsUpdate(this.ydoc))
     return encoding.toUint8Array(encoder)
@@ -217,6 +228,7 @@ export class DocumentState {
       position: number
       revisionPosition: number
       saved: SavedMark | null
+      divergence?: { sha256: string; kept: boolean } | null
     }
     const state = new DocumentState(docId)
     Y.applyUpdate(state.ydoc, decoding.readVarUint8Array(decoder))
@@ -225,6 +237,7 @@ export class DocumentState {
     state.position = fields.position
     state.revisionPosition = fields.revisionPosition
     state.saved = fields.saved
+    state.divergence = fields.divergence ?? null
     state.snapshotVersion = fields.version
     return state
   }

@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto'
+import { realpath, stat } from 'node:fs/promises'
+import { isAbsolute } from 'node:path'
+import type { Actor } from '../events/actor.js'
+import { QuireError } from '../errors.js'
+import type { EventStore } from '../log/eventStore.js'
+import type { ApprovalCommands } from '../approvals/commands.js'
+import type { DocumentCommands } from '../documents/commands.js'
+import type { DocumentKind } from '../documents/events.js'
+import { titleOfPath } from '../documents/kind.js'
+import type { Settings } from '../settings/events.js'
+import { appendToView } from '../views.js'
+import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
+import type { FoldedStream } from '../../projections/foldedStream.js'
+import type { WorkspaceState } from '../../projections/workspace/workspaceState.js'
+import { WORKSPACE_STREAM } from './events.js'
+import { isVisible, resolveTab, resolveWindow } from './tabs.js'
+
+/** The MCP connection a command comes from: approvals are bound to it. */
+export interface Caller {
+  readonly actor: Actor
+  readonly connection: string
+  readonly principal: string | null
+}
+
+export type CloseOutcome = { readonly closed: true } | { readonly closed: false; readonly reason: 'DIRTY' | 'DIVERGENT' | 'PINNED' }
+
+export type OpenWorkspaceOutcome =
+  | { readonly opened: true; readonly workspaceInstanceId: string; readonly folderPath: string }
+  | { readonly needsApproval: true; readonly approvalId: string; readonly folderPath: string }
+
+const newId = (prefix: string): string => `${prefix}-${randomBytes(5).toString('hex')}`
+
+/**
+ * Window and tab lifecycle: new, switch_tab, close, focus_window, open_workspace. None of these change a
+ * document's text (WS.GEN.1). Opening and saving files live in FileCommands.
+ */
+export class WorkspaceCommands {
+  constructor(
+    private readonly store: EventStore,
+    private readonly view: FoldedStream<WorkspaceState>,
+    private readonly settings: FoldedStream<Settings>,
+    private readonly documents: DocumentsProjection,
+    private readonly documentCommands: DocumentCommands,
+    private readonly approvals: ApprovalCommands,
+  ) {}
+
+  get state(): WorkspaceState {
+    return this.view.state
+  }
+
+  /** A new untitled tab, current in its window (WS.NEW.1–3). */
+  async newTab(kind: DocumentKind, windowLabel: string | undefined, caller: Caller): Promise<{ tabId: string; docId: string }> {
+    const window = resolveWindow(this.view.state, windowLabel)
+    const { docId } = await this.documentCommands.create({
+      kind, content: '', path: null, title: titleOfPath(null), origin: 'untitled', actor: caller.actor,
+    })
+    const tabId = newId('tab')
+    await appendToView(this.store, this.view, [
+      {
+        type: 'tab.opened',
+        actor: caller.actor,
+        data: { tabId, docId, windowLabel: window.label, instanceId: window.activeInstanceId, path: null, active: true },
+      },
+    ])
+    return { tabId, docId }
+  }
+
+  /** Makes a tab current and visible, then reports what really happened (WS.SWITCH_TAB.1–4). */
+  async switchTab(tabId: string, caller: Caller) {
+    const tab = resolveTab(this.view.state, tabId)
+    const before = this.view.state.windows.get(tab.windowLabel)!
+    if (before.activeTabId !== tabId || !isVisible(this.view.state, tab, this.settings.state.workspaceRail)) {
+      await appendToView(this.store, this.view, [{ type: 'tab.activated', actor: caller.actor, data: { tabId } }])
+    }
+    // Re-read the state after the change rather than echoing the request.
+    const after = this.view.state.windows.get(tab.windowLabel)!
+    const rail = this.settings.state.workspaceRail
+    return {
+      activated: after.activeTabId === tabId,
+      workspaceSwitched: rail && before.activeInstanceId !== after.activeInstanceId,
+      workspaceInstanceId: rail ? after.activeInstanceId : null,
+      activeTabId: after.activeTabId,
+    }
+  }
+
+  /** Closes a tab unless it is pinned, or (without force) dirty or diverged from disk (WS.CLOSE.1–5). */
+  async close(tabId: string, force: boolean, caller: Caller): Promise<CloseOutcome> {
+    const tab = resolveTab(this.view.state, tabId)
+    if (tab.pinned) return { closed: false, reason: 'PINNED' }
+    if (!force) {
+      const document = await this.documents.get(tab.docId)
+      const sharedWithAnotherTab = this.view.state.tabsOfDocument(tab.docId).length > 1
+      // Another tab still shows the document, so closing this one loses nothing.
+      if (document && !sharedWithAnotherTab) {
+        if (document.divergence) return { closed: false, reason: 'DIVERGENT' }
+        if (document.dirty) return { closed: false, reason: 'DIRTY' }
+      }
+    }
+    await appendToView(this.store, this.view, [{ type: 'tab.closed', actor: caller.actor, data: { tabId, forced: force } }])
+    return { closed: true }
+  }
+
+  async focusWindow(windowLabel: string, caller: Caller): Promise<{ windowLabel: string; focused: boolean }> {
+    const window = resolveWindow(this.view.state, windowLabel)
+    await appendToView(this.store, this.view, [{ type: 'window.focus-requested', actor: caller.actor, data: { label: window.label } }])
+    // Focus is the person's OS's to give; with no editor attached no window holds it (SES.GET_STATE.13).
+    return { windowLabel: window.label, focused: false }
+  }
+
+  /** A person's pin or unpin (the MCP surface has no action for it). */
+  async pin(tabId: string, pinned: boolean, actor: Actor): Promise<void> {
+    const tab = resolveTab(this.view.state, tabId)
+    if (tab.pinned === pinned) return
+    await appendToView(this.store, this.view, [{ type: 'tab.pinned', actor, data: { tabId, pinned } }])
+  }
+
+  /**
+   * Opens a folder as the active workspace of the window the request came to, after a person approved exactly this
+   * folder for exactly this connection (WS.OPEN_WORKSPACE.1–10). Not bound by the path scope (SCOPE.4).
+   */
+  async openWorkspace(folderPath: string, caller: Caller): Promise<OpenWorkspaceOutcome> {
+    const folder = await canonicalFolder(folderPath)
+    const gate = await this.approvals.gate('open_workspace', folder, caller.connection, caller.principal, caller.actor)
+    if (gate.status === 'requested') return { needsApproval: true, approvalId: gate.approval.approvalId, folderPath: folder }
+    if (gate.status !== 'granted') {
+      throw new QuireError(
+        'APPROVAL_REQUIRED',
+        gate.status === 'denied'
+          ? `The user denied opening ${folder} as a workspace; it stays refused until they approve request ${gate.approval.approvalId}`
+          : `Waiting for the user to approve opening ${folder} (request ${gate.approval.approvalId}); ask them, then retry the same call`,
+        { approvalId: gate.approval.approvalId, folderPath: folder },
+      )
+    }
+    const window = resolveWindow(this.view.state)
+    const instanceId = newId('wsi')
+    // From here to the append nothing awaits, so two racing retries cannot both use one approval.
+    this.approvals.assertStillGranted(gate.approval)
+    const [opened, consumed] = this.store.enqueueAtomic([
+      {
+        stream: WORKSPACE_STREAM,
+        events: [{ type: 'workspace.opened', actor: caller.actor, data: { instanceId, root: folder, windowLabel: window.label, approval: gate.approval.approvalId } }],
+      },
+      { stream: 'approvals', events: [this.approvals.consumption(gate.approval, caller.actor)] },
+    ])
+    this.view.apply(opened!.events)
+    this.approvals.fold(consumed!.events)
+    await opened!.durable
+    return { opened: true, workspaceInstanceId: instanceId, folderPath: folder }
+  }
+}
+
+/** The folder's canonical path (symlinks resolved), as the approval names it; refuses anything but a directory. */
+async function canonicalFolder(folderPath: string): Promise<string> {
+  if (!isAbsolute(folderPath) || folderPath.includes('\u0000')) {
+    throw new QuireError('INVALID_PATH', `folderPath must be an absolute path: ${JSON.stringify(folderPath)}`)
+  }
+  let real: string
+  try {
+    real = await realpath(folderPath)
+  } catch {
+    throw new QuireError('INVALID_PATH', `${folderPath} does not exist or cannot be read`)
+  }
+  if (!(await stat(real)).isDirectory()) throw new QuireError('INVALID_PATH', `${folderPath} is not a folder`)
+  return real
+}

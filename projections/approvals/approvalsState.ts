@@ -1,0 +1,78 @@
+import type { RecordedEvent } from '../../core/log/eventStore.js'
+import { APPROVAL_LIFETIME_MS, type ApprovalKind } from '../../core/approvals/events.js'
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired'
+
+export interface Approval {
+  readonly approvalId: string
+  readonly kind: ApprovalKind
+  readonly subject: string
+  readonly connection: string
+  readonly principal: string | null
+  readonly requestedAt: number
+  readonly decidedAt: number | null
+  readonly decision: 'approved' | 'denied' | null
+  readonly consumed: boolean
+}
+
+/** Every approval request and what became of it, folded from the `approvals` stream. */
+export type ApprovalsState = ReadonlyMap<string, Approval>
+
+export const initialApprovals = (): ApprovalsState => new Map()
+
+export function evolveApprovals(state: ApprovalsState, event: RecordedEvent): ApprovalsState {
+  const data = event.data as Record<string, unknown>
+  const next = new Map(state)
+  switch (event.type) {
+    case 'approval.requested':
+      next.set(data.approvalId as string, {
+        approvalId: data.approvalId as string,
+        kind: data.kind as ApprovalKind,
+        subject: data.subject as string,
+        connection: data.connection as string,
+        principal: data.principal as string | null,
+        requestedAt: event.at,
+        decidedAt: null,
+        decision: null,
+        consumed: false,
+      })
+      return next
+    case 'approval.decided': {
+      const approval = state.get(data.approvalId as string)
+      if (!approval) return state
+      next.set(approval.approvalId, { ...approval, decidedAt: event.at, decision: data.decision as 'approved' | 'denied' })
+      return next
+    }
+    case 'approval.consumed': {
+      const approval = state.get(data.approvalId as string)
+      if (!approval) return state
+      next.set(approval.approvalId, { ...approval, consumed: true })
+      return next
+    }
+    default:
+      return state
+  }
+}
+
+/**
+ * Where an approval stands at `now`. Expiry is a matter of time, not an event: an undecided request, or an approval
+ * not used, lapses five minutes after its last change (APPR.1). A denial stands until the person approves.
+ */
+export function approvalStatus(approval: Approval, now: number): ApprovalStatus {
+  if (approval.consumed) return 'consumed'
+  if (approval.decision === 'denied') return 'denied'
+  const since = approval.decidedAt ?? approval.requestedAt
+  if (now - since > APPROVAL_LIFETIME_MS) return 'expired'
+  return approval.decision === 'approved' ? 'approved' : 'pending'
+}
+
+/** The newest request for exactly this action from this connection, if any. */
+export function findApproval(state: ApprovalsState, kind: ApprovalKind, subject: string, connection: string): Approval | undefined {
+  let found: Approval | undefined
+  for (const approval of state.values()) {
+    if (approval.kind === kind && approval.subject === subject && approval.connection === connection) {
+      if (!found || approval.requestedAt >= found.requestedAt) found = approval
+    }
+  }
+  return found
+}

@@ -1,0 +1,199 @@
+import type { RecordedEvent } from '../../core/log/eventStore.js'
+import { MAIN_WINDOW } from '../../core/workspace/events.js'
+
+export interface TabState {
+  readonly tabId: string
+  readonly docId: string
+  readonly windowLabel: string
+  readonly instanceId: string | null
+  readonly path: string | null
+  readonly pinned: boolean
+}
+
+export interface WindowState {
+  readonly label: string
+  /** Tab ids in opening order. */
+  readonly tabIds: readonly string[]
+  readonly activeTabId: string | null
+  /** The workspace instance the window shows (null when it has none). */
+  readonly activeInstanceId: string | null
+}
+
+export interface InstanceState {
+  readonly instanceId: string
+  readonly root: string
+  readonly windowLabel: string
+}
+
+/**
+ * Windows, tabs and workspace instances, folded from the `workspace` stream. Immutable per event (each `evolve`
+ * returns a new state), so a read model handed to a caller never changes under it.
+ */
+export class WorkspaceState {
+  private constructor(
+    readonly windows: ReadonlyMap<string, WindowState>,
+    readonly tabs: ReadonlyMap<string, TabState>,
+    readonly instances: ReadonlyMap<string, InstanceState>,
+    /** The most recently used document window: where requests without a tab or path go (GEN.6). */
+    readonly lastUsedWindow: string,
+    /** Per window and instance, the tab that was current there last, to restore on switching back. */
+    private readonly lastActive: ReadonlyMap<string, string>,
+    /** Every file path a document was opened from or saved to, and that document: reopening a file continues it. */
+    readonly documentsByPath: ReadonlyMap<string, string>,
+  ) {}
+
+  static initial(): WorkspaceState {
+    const main: WindowState = { label: MAIN_WINDOW, tabIds: [], activeTabId: null, activeInstanceId: null }
+    return new WorkspaceState(new Map([[MAIN_WINDOW, main]]), new Map(), new Map(), MAIN_WINDOW, new Map(), new Map())
+  }
+
+  /** Tabs on a document, in any window (CONC.3: they share the document). */
+  tabsOfDocument(docId: string): TabState[] {
+    return [...this.tabs.values()].filter((tab) => tab.docId === docId)
+  }
+
+  /** Folder roots of open workspaces and directories of open documents: the path scope (SCOPE.1). */
+  get workspaceRoots(): string[] {
+    return [...new Set([...this.instances.values()].map((instance) => instance.root))]
+  }
+
+  evolve(event: RecordedEvent): WorkspaceState {
+    const data = event.data as Record<string, unknown>
+    switch (event.type) {
+      case 'window.opened': {
+        const label = data.label as string
+        if (this.windows.has(label)) return this
+        const windows = new Map(this.windows)
+        windows.set(label, { label, tabIds: [], activeTabId: null, activeInstanceId: null })
+        return this.with({ windows, lastUsedWindow: label })
+      }
+      case 'window.focus-requested':
+        return this.windows.has(data.label as string) ? this.with({ lastUsedWindow: data.label as string }) : this
+      case 'workspace.opened': {
+        const instance: InstanceState = {
+          instanceId: data.instanceId as string,
+          root: data.root as string,
+          windowLabel: data.windowLabel as string,
+        }
+        const instances = new Map(this.instances)
+        instances.set(instance.instanceId, instance)
+        const next = this.with({ instances })
+        return next.showInstance(instance.windowLabel, instance.instanceId).with({ lastUsedWindow: instance.windowLabel })
+      }
+      case 'workspace.closed': {
+        const instanceId = data.instanceId as string
+        const instance = this.instances.get(instanceId)
+        if (!instance) return this
+        const instances = new Map(this.instances)
+        instances.delete(instanceId)
+        const remaining = [...instances.values()].filter((other) => other.windowLabel === instance.windowLabel)
+        const next = this.with({ instances })
+        const window = next.windows.get(instance.windowLabel)
+        if (window?.activeInstanceId !== instanceId) return next
+        return next.showInstance(instance.windowLabel, remaining.at(-1)?.instanceId ?? null)
+      }
+      case 'tab.opened': {
+        const tab: TabState = {
+          tabId: data.tabId as string,
+          docId: data.docId as string,
+          windowLabel: data.windowLabel as string,
+          instanceId: data.instanceId as string | null,
+          path: data.path as string | null,
+          pinned: false,
+        }
+        const windows = new Map(this.windows)
+        const window = windows.get(tab.windowLabel) ?? { label: tab.windowLabel, tabIds: [], activeTabId: null, activeInstanceId: null }
+        windows.set(tab.windowLabel, { ...window, tabIds: [...window.tabIds, tab.tabId] })
+        const tabs = new Map(this.tabs)
+        tabs.set(tab.tabId, tab)
+        const documentsByPath = tab.path === null ? this.documentsByPath : new Map(this.documentsByPath).set(tab.path, tab.docId)
+        const next = this.with({ windows, tabs, lastUsedWindow: tab.windowLabel, documentsByPath })
+        return data.active ? next.activate(tab.tabId) : next
+      }
+      case 'tab.activated':
+        return this.tabs.has(data.tabId as string) ? this.activate(data.tabId as string) : this
+      case 'tab.closed':
+        return this.close(data.tabId as string)
+      case 'tab.pinned': {
+        const tab = this.tabs.get(data.tabId as string)
+        if (!tab) return this
+        const tabs = new Map(this.tabs)
+        tabs.set(tab.tabId, { ...tab, pinned: data.pinned as boolean })
+        return this.with({ tabs })
+      }
+      case 'document.retargeted': {
+        const tabs = new Map(this.tabs)
+        for (const tab of this.tabs.values()) {
+          if (tab.docId === data.docId) tabs.set(tab.tabId, { ...tab, path: data.path as string })
+        }
+        const documentsByPath = new Map(this.documentsByPath).set(data.path as string, data.docId as string)
+        return this.with({ tabs, documentsByPath })
+      }
+      default:
+        return this
+    }
+  }
+
+  private with(changes: {
+    windows?: ReadonlyMap<string, WindowState>
+    tabs?: ReadonlyMap<string, TabState>
+    instances?: ReadonlyMap<string, InstanceState>
+    lastUsedWindow?: string
+    lastActive?: ReadonlyMap<string, string>
+    documentsByPath?: ReadonlyMap<string, string>
+  }): WorkspaceState {
+    return new WorkspaceState(
+      changes.windows ?? this.windows,
+      changes.tabs ?? this.tabs,
+      changes.instances ?? this.instances,
+      changes.lastUsedWindow ?? this.lastUsedWindow,
+      changes.lastActive ?? this.lastActive,
+      changes.documentsByPath ?? this.documentsByPath,
+    )
+  }
+
+  /** Makes a tab current in its window, switching the window to the tab's workspace instance when it has one. */
+  private activate(tabId: string): WorkspaceState {
+    const tab = this.tabs.get(tabId)!
+    const window = this.windows.get(tab.windowLabel)!
+    const instanceId = tab.instanceId ?? window.activeInstanceId
+    const windows = new Map(this.windows)
+    windows.set(window.label, { ...window, activeTabId: tabId, activeInstanceId: instanceId })
+    const lastActive = new Map(this.lastActive)
+    lastActive.set(`${window.label}\u0000${instanceId ?? ''}`, tabId)
+    return this.with({ windows, lastActive, lastUsedWindow: window.label })
+  }
+
+  /** Shows another workspace instance in a window; its current tab becomes the one last current there. */
+  private showInstance(label: string, instanceId: string | null): WorkspaceState {
+    const window = this.windows.get(label)
+    if (!window) return this
+    const remembered = this.lastActive.get(`${label}\u0000${instanceId ?? ''}`)
+    const activeTabId = remembered && this.tabs.has(remembered) ? remembered : null
+    const windows = new Map(this.windows)
+    windows.set(label, { ...window, activeInstanceId: instanceId, activeTabId })
+    return this.with({ windows })
+  }
+
+  private close(tabId: string): WorkspaceState {
+    const tab = this.tabs.get(tabId)
+    if (!tab) return this
+    const tabs = new Map(this.tabs)
+    tabs.delete(tabId)
+    const window = this.windows.get(tab.windowLabel)!
+    const index = window.tabIds.indexOf(tabId)
+    const tabIds = window.tabIds.filter((other) => other !== tabId)
+    let activeTabId = window.activeTabId
+    if (activeTabId === tabId) {
+      // The neighbour that stays visible takes over, as in any tabbed editor.
+      const visible = (id: string) => {
+        const other = tabs.get(id)
+        return other !== undefined && (other.instanceId === null || other.instanceId === window.activeInstanceId)
+      }
+      activeTabId = tabIds.slice(index).find(visible) ?? tabIds.slice(0, index).reverse().find(visible) ?? null
+    }
+    const windows = new Map(this.windows)
+    windows.set(window.label, { ...window, tabIds, activeTabId })
+    return this.with({ windows, tabs })
+  }
+}
