@@ -8,10 +8,25 @@ import { ingestTraceCommand } from './commands/ingestTrace.js'
 import { logCommand } from './commands/log.js'
 import { replayCommand } from './commands/replay.js'
 import { statusCommand } from './commands/status.js'
+import { mcpCommand } from './commands/mcp.js'
+import { agentCommand, approvalsCommand, historyCommand } from './commands/person.js'
+import { serveCommand } from './commands/serve.js'
 import { verifyCommand } from './commands/verify.js'
 import { USAGE, UsageError } from './usage.js'
+import { OwnerRequestError } from './owner.js'
 
 type Command = (engine: Engine, args: string[], out: (text: string) => void) => Promise<number>
+/** A command that manages the data directory itself (it may run a server, or talk to the one that owns it). */
+type HomeCommand = (home: string, args: string[], out: (text: string) => void) => Promise<number>
+
+const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean }> = {
+  serve: { run: serveCommand },
+  // stdout carries the MCP protocol: everything else goes to stderr.
+  mcp: { run: mcpCommand, stderr: true },
+  agent: { run: agentCommand },
+  approvals: { run: approvalsCommand },
+  history: { run: historyCommand },
+}
 
 const COMMANDS: Record<string, { run: Command; raw?: boolean }> = {
   log: { run: logCommand },
@@ -32,6 +47,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${USAGE}\n`)
       return 0
     }
+    const homeCommand = HOME_COMMANDS[name]
+    if (homeCommand) {
+      const write = homeCommand.stderr ? process.stderr : process.stdout
+      return await homeCommand.run(resolveHome(home), args, (line) => void write.write(`${line}\n`))
+    }
     const command = COMMANDS[name]
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
     engine = await openEngine(resolveHome(home))
@@ -44,7 +64,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`quire: ${(error as Error).message}\n\n${USAGE}\n`)
       return 2
     }
-    if (isQuireError(error) || error instanceof EventStoreError) {
+    if (isQuireError(error) || error instanceof EventStoreError || error instanceof OwnerRequestError) {
       process.stderr.write(`quire: ${error.message}\n`)
       return 1
     }

@@ -9,6 +9,16 @@ The data directory is --home DIR, else $QUIRE_HOME, else $XDG_DATA_HOME/quire (~
 
 commands:
   status                  (the default) the data directory and what its log holds
+  serve [--port N] [--workspace DIR]...
+                          run the daemon: owns the data directory, serves MCP (Streamable HTTP) at
+                          http://127.0.0.1:PORT/mcp; writes PORT:TOKEN to the 0600 file DIR/port
+  mcp [--workspace DIR]...
+                          MCP over stdio for an AI client: attaches to the running daemon, else runs the core
+                          embedded; QUIRE_TOKEN (from \`agent add\`) names the agent
+  agent add NAME          print a new token for an AI client (its principal on every event)
+  approvals [list | approve ID | deny ID]
+                          the person's side of every approval an assistant asked for
+  history PATH_OR_ID      every save (assistants' marked (mcp)) and open of a document, with revisions
   log [--stream S] [--since POS] [--limit N] [--json]
                           events after position POS (default: all), oldest first: position, time, actor, type,
                           and a summary; --json prints one JSON object per line

@@ -153,6 +153,26 @@ export class DocumentCommands {
     return { revision: state.revision, recorded: events.length, durable }
   }
 
+  /**
+   * Makes the document hold what its file now holds (a reload, or reopening a file closed earlier): the change as a
+   * minimal diff by the `disk` actor, and the file marked as matching, in one append.
+   */
+  async replaceFromDisk(docId: string, text: string, path: string, actor: Actor): Promise<void> {
+    const state = await this.require(docId)
+    const content = normalizeLineEndings(text)
+    const events: EventInput[] = []
+    const changed: boolean[] = []
+    const hunks = textHunks(state.content, content)
+    if (hunks.length > 0) {
+      const change = state.transactLocal(hunks)
+      events.push({ type: 'document.changed', actor, data: { update: change.update } })
+      changed.push(change.textChanged)
+    }
+    events.push({ type: 'document.saved', actor, data: { path, sha256: sha256(content), length: content.length, reason: 'reload' } })
+    changed.push(false)
+    await this.enqueueApplied(state, events, changed)
+  }
+
   /** Marks the current content as what `path` holds (after a save, or on open). */
   async markSaved(docId: string, path: string, reason: 'open' | 'save', actor: Actor): Promise<RecordedEvent> {
     const state = await this.require(docId)

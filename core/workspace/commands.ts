@@ -150,6 +150,19 @@ export class WorkspaceCommands {
   }
 }
 
+/** Opens a folder as a workspace of `main` as the person's own act (`quire serve --workspace DIR`): no approval. */
+export async function openWorkspaceAsPerson(store: EventStore, view: FoldedStream<WorkspaceState>, folderPath: string, actor: Actor): Promise<string> {
+  const folder = await canonicalFolder(folderPath)
+  const existing = [...view.state.instances.values()].find((instance) => instance.root === folder)
+  if (existing) return existing.instanceId
+  const instanceId = newId('wsi')
+  const window = resolveWindow(view.state)
+  await appendToView(store, view, [
+    { type: 'workspace.opened', actor, data: { instanceId, root: folder, windowLabel: window.label, approval: null } },
+  ])
+  return instanceId
+}
+
 /** The folder's canonical path (symlinks resolved), as the approval names it; refuses anything but a directory. */
 async function canonicalFolder(folderPath: string): Promise<string> {
   if (!isAbsolute(folderPath) || folderPath.includes('\u0000')) {

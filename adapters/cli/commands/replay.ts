@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import type { Engine } from '../../../core/engine.js'
 import { QuireError } from '../../../core/errors.js'
 import { positionOfRevision } from '../../../core/documents/revision.js'
-import { resolveDocument } from '../resolveDocument.js'
+import { resolveDocument } from '../../../core/documents/resolve.js'
 import { UsageError } from '../usage.js'
 
 /** `quire replay`: a document's exact content at a revision, rebuilt from the log alone. Prints nothing else. */

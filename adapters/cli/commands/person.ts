@@ -1,0 +1,90 @@
+import { parseArgs } from 'node:util'
+import { documentHistory, type HistoryEntry } from '../../../core/audit/history.js'
+import { resolveDocument } from '../../../core/documents/resolve.js'
+import { USER } from '../../../core/events/actor.js'
+import type { ApprovalView } from '../../../core/approvals/commands.js'
+import { openQuire } from '../../host/quire.js'
+import type { Services } from '../../host/services.js'
+import { findOwner, type OwnerClient } from '../owner.js'
+import { UsageError } from '../usage.js'
+
+/**
+ * The person's commands: agent tokens, approvals, document history. Each goes to the process that owns the data
+ * directory when one is running, and otherwise opens the directory itself, so they work either way.
+ */
+async function withOwner<T>(home: string, remote: (owner: OwnerClient) => Promise<T>, local: (services: Services) => Promise<T>): Promise<T> {
+  const owner = await findOwner(home)
+  if (owner) return remote(owner)
+  const quire = await openQuire(home)
+  try {
+    return await local(quire.services)
+  } finally {
+    await quire.close()
+  }
+}
+
+/** `quire agent add NAME`: prints a new token for an AI client; its name is the principal on that client's events. */
+export async function agentCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
+  const [action, name, ...rest] = args
+  if (action !== 'add' || !name || rest.length > 0) throw new UsageError('agent add NAME')
+  const token = await withOwner(
+    home,
+    async (owner) => (await owner.request<{ token: string }>('POST', '/admin/agents', { name })).token,
+    (services) => services.agents.add(name, USER),
+  )
+  out(token)
+  return 0
+}
+
+/** `quire approvals list|approve ID|deny ID`: the person's side of every approval. */
+export async function approvalsCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
+  const [action = 'list', id, ...rest] = args
+  if (rest.length > 0) throw new UsageError('approvals list | approve ID | deny ID')
+  if (action === 'list') {
+    if (id !== undefined) throw new UsageError('approvals list takes no argument')
+    const approvals = await withOwner(
+      home,
+      async (owner) => (await owner.request<{ approvals: ApprovalView[] }>('GET', '/admin/approvals')).approvals,
+      async (services) => services.approvals.list(),
+    )
+    if (approvals.length === 0) out('no approvals')
+    for (const approval of approvals) out(formatApproval(approval))
+    return 0
+  }
+  if ((action !== 'approve' && action !== 'deny') || !id) throw new UsageError('approvals list | approve ID | deny ID')
+  const decision = action === 'approve' ? 'approved' : 'denied'
+  const approval = await withOwner(
+    home,
+    async (owner) => (await owner.request<{ approval: ApprovalView }>('POST', `/admin/approvals/${encodeURIComponent(id)}/${action}`)).approval,
+    (services) => services.approvals.decide(id, decision, USER),
+  )
+  out(formatApproval(approval))
+  return 0
+}
+
+function formatApproval(approval: ApprovalView): string {
+  const who = approval.principal ?? 'anonymous'
+  const expires = approval.expiresAt === null ? '' : ` (expires ${new Date(approval.expiresAt).toISOString()})`
+  return `${approval.approvalId}  ${approval.status.padEnd(8)}  ${approval.kind} ${approval.subject}  for ${who} on ${approval.connection}${expires}`
+}
+
+/** `quire history PATH_OR_ID`: every save and open of a document; assistants' saves are marked `(mcp)`. */
+export async function historyCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} })
+  if (positionals.length !== 1) throw new UsageError('history needs one document (PATH or ID)')
+  const target = positionals[0]!
+  const { docId, entries } = await withOwner(
+    home,
+    (owner) => owner.request<{ docId: string; entries: HistoryEntry[] }>('GET', `/admin/history?doc=${encodeURIComponent(target)}&cwd=${encodeURIComponent(process.cwd())}`),
+    async (services) => {
+      const docId = await resolveDocument(services.engine, target)
+      return { docId, entries: await documentHistory(services.engine, docId) }
+    },
+  )
+  out(`history of ${docId}`)
+  for (const entry of entries) {
+    const label = entry.mcp ? '(mcp)' : ''
+    out(`${String(entry.position).padStart(8)}  ${new Date(entry.at).toISOString()}  ${entry.reason.padEnd(6)} ${label.padEnd(5)}  ${entry.revision.padEnd(10)}  ${String(entry.length).padStart(8)} chars  ${entry.actor}  ${entry.path}`)
+  }
+  return 0
+}

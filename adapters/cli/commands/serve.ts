@@ -1,0 +1,29 @@
+import { parseArgs } from 'node:util'
+import { USER } from '../../../core/events/actor.js'
+import { openWorkspaceAsPerson } from '../../../core/workspace/commands.js'
+import { startHttpServer } from '../../http/daemon.js'
+import { openQuire } from '../../host/quire.js'
+import { UsageError } from '../usage.js'
+
+/** `quire serve`: the daemon. Owns the data directory and serves MCP over HTTP on 127.0.0.1 until stopped. */
+export async function serveCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
+  const { values } = parseArgs({ args, options: { port: { type: 'string' }, workspace: { type: 'string', multiple: true } } })
+  const port = values.port === undefined ? 0 : Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port takes a port number, not ${values.port}`)
+  const quire = await openQuire(home)
+  try {
+    for (const folder of values.workspace ?? []) {
+      await openWorkspaceAsPerson(quire.services.engine.store, quire.services.engine.views.workspace, folder, USER)
+    }
+    const http = await startHttpServer(quire.services, { port })
+    out(`quire serving ${home} on ${http.url} (MCP at ${http.url}/mcp); the port file holds the access token`)
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
+    await http.close()
+  } finally {
+    await quire.close()
+  }
+  return 0
+}

@@ -1,0 +1,28 @@
+import type { FileSystemPort } from '../../core/files/port.js'
+import { createFileExclusive, writeFileAtomic } from '../fs/atomicWrite.js'
+import type { FileWatcher } from '../fs/fileWatcher.js'
+import { PathScope } from '../fs/pathScope.js'
+import { readText } from '../fs/readText.js'
+import { SaveQueue } from '../fs/saveQueue.js'
+
+/** The core's file-system port on the real file system (adapters/fs), with the disk watcher told of Quire's own writes. */
+export function createFileSystem(watcher?: FileWatcher): FileSystemPort {
+  const queue = new SaveQueue()
+  return {
+    async resolveInScope(path, roots) {
+      return (await PathScope.create(roots)).resolveInScope(path)
+    },
+    async readText(path) {
+      return (await readText(path)).text
+    },
+    async enqueueSave(path, job, atTurn) {
+      const outcome = await queue.enqueue(path, job, { atTurn })
+      return outcome.status === 'written' ? { status: 'written', value: outcome.value } : { status: 'superseded' }
+    },
+    writeAtomic: (path, content) => writeFileAtomic(path, content),
+    createExclusive: (path, content) => createFileExclusive(path, content),
+    expectWrite(path, sha256) {
+      watcher?.expectWrite(path, sha256)
+    },
+  }
+}

@@ -1,0 +1,34 @@
+import type { Engine } from '../../core/engine.js'
+import { AgentCommands } from '../../core/agents/commands.js'
+import { ApprovalCommands } from '../../core/approvals/commands.js'
+import { SettingsCommands } from '../../core/settings/commands.js'
+import { WorkspaceCommands } from '../../core/workspace/commands.js'
+import { FileCommands } from '../../core/files/commands.js'
+import type { FileSystemPort } from '../../core/files/port.js'
+
+/** Everything an adapter may call: the engine's views and the commands, wired once per process. */
+export interface Services {
+  readonly engine: Engine
+  readonly workspace: WorkspaceCommands
+  readonly approvals: ApprovalCommands
+  readonly agents: AgentCommands
+  readonly settings: SettingsCommands
+  readonly files: FileCommands
+  readonly version: string
+}
+
+export function createServices(engine: Engine, fileSystem: FileSystemPort, version: string): Services {
+  const approvals = new ApprovalCommands(engine.store, engine.views.approvals, () => engine.now())
+  const { store, views, documents } = engine
+  return {
+    files: new FileCommands(store, views.workspace, views.settings, documents, engine.commands.documents, approvals, fileSystem),
+    engine,
+    approvals,
+    agents: new AgentCommands(engine.store, engine.views.agents),
+    settings: new SettingsCommands(engine.store, engine.views.settings),
+    workspace: new WorkspaceCommands(
+      engine.store, engine.views.workspace, engine.views.settings, engine.documents, engine.commands.documents, approvals,
+    ),
+    version,
+  }
+}

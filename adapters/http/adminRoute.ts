@@ -1,0 +1,45 @@
+import { Hono } from 'hono'
+import { z } from 'zod'
+import { USER } from '../../core/events/actor.js'
+import { isQuireError } from '../../core/errors.js'
+import type { Services } from '../host/services.js'
+import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
+import { documentHistory } from '../../core/audit/history.js'
+import { resolveDocument } from '../../core/documents/resolve.js'
+
+/**
+ * The person's side of the daemon, for the `quire` CLI (and later the console): approvals and agent tokens.
+ * Reachable only with the port file's access token, never with an agent's token: an assistant must not be able to
+ * approve its own requests through the MCP credentials it holds.
+ */
+export function adminRoutes(services: Services): Hono {
+  const app = new Hono()
+  app.onError((error, c) => {
+    if (isQuireError(error)) return c.json({ error: error.code, message: error.message }, error.code === 'NOT_FOUND' ? 404 : 400)
+    return c.json({ error: 'INTERNAL', message: error.message }, 500)
+  })
+  app.get('/approvals', (c) => c.json({ approvals: services.approvals.list() }))
+  app.post('/approvals/:id/:decision{approve|deny}', async (c) => {
+    const decision = c.req.param('decision') === 'approve' ? 'approved' : 'denied'
+    return c.json({ approval: await services.approvals.decide(c.req.param('id'), decision, USER) })
+  })
+  app.post('/agents', async (c) => {
+    const body = z.object({ name: z.string() }).safeParse(await c.req.json().catch(() => null))
+    if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"name": "..."}' }, 400)
+    return c.json({ name: body.data.name, token: await services.agents.add(body.data.name, USER) })
+  })
+  app.post('/workspaces', async (c) => {
+    const body = z.object({ path: z.string().min(1) }).safeParse(await c.req.json().catch(() => null))
+    if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"path": "/absolute/folder"}' }, 400)
+    const { engine } = services
+    return c.json({ workspaceInstanceId: await openWorkspaceAsPerson(engine.store, engine.views.workspace, body.data.path, USER) })
+  })
+  app.get('/history', async (c) => {
+    const docId = await resolveDocument(services.engine, c.req.query('doc') ?? '', c.req.query('cwd') || undefined)
+    return c.json({ docId, entries: await documentHistory(services.engine, docId) })
+  })
+  app.get('/status', (c) =>
+    c.json({ home: services.engine.home, head: services.engine.store.headPosition, pid: process.pid, version: services.version }),
+  )
+  return app
+}

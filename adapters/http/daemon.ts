@@ -1,0 +1,65 @@
+import { serve, type ServerType } from '@hono/node-server'
+import { Hono } from 'hono'
+import type { AddressInfo } from 'node:net'
+import type { Services } from '../host/services.js'
+import { adminRoutes } from './adminRoute.js'
+import { bearerToken, loopbackOnly, sameSecret } from './guard.js'
+import { McpSessions } from './mcpRoute.js'
+import { newAccessToken, removePortFile, writePortFile } from './portFile.js'
+
+export interface HttpServer {
+  readonly port: number
+  readonly token: string
+  readonly url: string
+  readonly sessions: McpSessions
+  close(): Promise<void>
+}
+
+/**
+ * The daemon's HTTP side on 127.0.0.1: `/mcp` (Streamable HTTP) and `/admin` (the person's CLI). Every request needs
+ * a token: the port file's access token, or an agent token (MCP only; its agent is the principal). The port file is
+ * written once the server listens and removed when it closes.
+ */
+export async function startHttpServer(services: Services, options: { port?: number } = {}): Promise<HttpServer> {
+  const token = newAccessToken()
+  const sessions = new McpSessions(services)
+  let port = 0
+  const app = new Hono()
+  app.use('*', loopbackOnly(() => port))
+  app.all('/mcp', async (c) => {
+    const presented = bearerToken(c.req.header('authorization'))
+    if (!presented) return c.json({ error: 'a bearer token is required' }, 401)
+    if (sameSecret(presented, token)) return sessions.handle(c, null)
+    const agent = services.agents.authenticate(presented)
+    if (!agent) return c.json({ error: 'unknown or revoked token' }, 401)
+    return sessions.handle(c, agent.name)
+  })
+  app.use('/admin/*', async (c, next) => {
+    const presented = bearerToken(c.req.header('authorization'))
+    if (!presented || !sameSecret(presented, token)) return c.json({ error: 'the access token from the port file is required' }, 401)
+    await next()
+  })
+  app.route('/admin', adminRoutes(services))
+
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const listening = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: '127.0.0.1' }, () => resolve(listening))
+    listening.once('error', reject)
+  })
+  port = (server.address() as AddressInfo).port
+  await writePortFile(services.engine.home, { port, token })
+  return {
+    port,
+    token,
+    url: `http://127.0.0.1:${port}`,
+    sessions,
+    async close() {
+      await removePortFile(services.engine.home)
+      await sessions.closeAll()
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        // Idle keep-alive connections would hold close() open.
+        ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
+      })
+    },
+  }
+}

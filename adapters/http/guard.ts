@@ -1,0 +1,32 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { MiddlewareHandler } from 'hono'
+
+/**
+ * DNS-rebinding and cross-origin protection for a loopback server: the Host header must name this server on a
+ * loopback address, and an Origin, when present, must be this server's own origin. Anything else gets 403 before
+ * any handler runs (MCP Streamable HTTP security rules).
+ */
+export function loopbackOnly(port: () => number): MiddlewareHandler {
+  return async (c, next) => {
+    const allowedHosts = new Set([`127.0.0.1:${port()}`, `localhost:${port()}`, `[::1]:${port()}`])
+    const host = c.req.header('host')
+    if (!host || !allowedHosts.has(host.toLowerCase())) return c.json({ error: 'forbidden host' }, 403)
+    const origin = c.req.header('origin')
+    if (origin !== undefined && !allowedHosts.has(origin.replace(/^http:\/\//i, '').toLowerCase())) {
+      return c.json({ error: 'forbidden origin' }, 403)
+    }
+    await next()
+  }
+}
+
+/** The bearer token of a request, if any. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null
+  return match?.[1]
+}
+
+export function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
+}

@@ -1,0 +1,93 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { isQuireError } from '../../core/errors.js'
+
+/**
+ * How tool outcomes reach the model (DESIGN §10, TOOLS.md §12.1): success is JSON text plus the same object as
+ * `structuredContent`; a domain refusal is `isError` with the envelope `{error, message, ...}` as text and as
+ * `structuredContent`; argument-shape errors, WRITE_BUSY and coherence TIMEOUT are `isError` plain strings.
+ * Anything over 75,000 UTF-8 bytes becomes VMark's truncation envelope.
+ */
+export const MAX_OUTPUT_BYTES = 75_000
+const BYTES_PER_TOKEN = 3
+
+/** Codes delivered as plain strings, not envelopes (ERR.4). */
+const PLAIN_STRING_CODES = new Set(['WRITE_BUSY', 'TIMEOUT', 'INVALID_ARGUMENT'])
+
+export const RECOVERY = {
+  default: 'narrow the request (a smaller scope, a specific tab) and call again',
+  documentRead:
+    'do not write back from this read — the unread remainder would be destroyed. Ask the user to select the region ' +
+    'you need and use selection.get, or edit with selection.set',
+  sessionGetState: 'close tabs you do not need, or ask the user which window matters',
+} as const
+
+export function success(data: Record<string, unknown>, recovery: string = RECOVERY.default): CallToolResult {
+  return bounded(data, false, recovery)
+}
+
+/** A domain refusal: the envelope, as text and as structured content (ERR.1–2). */
+export function envelope(code: string, message: string, details: Record<string, unknown> = {}): CallToolResult {
+  return bounded({ error: code, message, ...details }, true, RECOVERY.default)
+}
+
+/** An argument-shape error or a plain-string domain code (ERR.3–4). */
+export function plainError(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: boundText(message) }] }
+}
+
+/**
+ * Maps whatever a core command threw. Known domain codes become envelopes (or plain strings where the spec says
+ * so); anything else is an unexpected failure: INTERNAL (GEN.9), with `applied`/`current_revision` when the
+ * caller knows the edit landed (JRNL.13).
+ */
+export function fromError(error: unknown, internalDetails: Record<string, unknown> = {}): CallToolResult {
+  if (isQuireError(error)) {
+    if (PLAIN_STRING_CODES.has(error.code)) return plainError(error.message)
+    return envelope(error.code, error.message, { ...error.details })
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return envelope('INTERNAL', `unexpected error: ${message}`, internalDetails)
+}
+
+function bounded(data: Record<string, unknown>, isError: boolean, recovery: string): CallToolResult {
+  const text = JSON.stringify(data, null, 2)
+  const bytes = Buffer.byteLength(text, 'utf8')
+  if (bytes <= MAX_OUTPUT_BYTES) return { isError, content: [{ type: 'text', text }], structuredContent: data }
+  const truncation = truncationEnvelope(text, bytes, recovery)
+  return { isError, content: [{ type: 'text', text: JSON.stringify(truncation, null, 2) }], structuredContent: truncation }
+}
+
+/**
+ * VMark's truncation envelope (research/vmark.md §1.6): the preview is the longest prefix, cut on a code point
+ * boundary with a trailing zero-width joiner dropped, for which the serialized envelope still fits the bound.
+ */
+export function truncationEnvelope(text: string, bytesTotal: number, recovery: string): Record<string, unknown> {
+  const make = (preview: string) => ({
+    truncated: true,
+    truncation_note:
+      `=== [Quire MCP] OUTPUT TRUNCATED === The payload is ${bytesTotal} UTF-8 bytes, over the ${MAX_OUTPUT_BYTES}-byte bound ` +
+      `(~${MAX_OUTPUT_BYTES / BYTES_PER_TOKEN} tokens at ~${BYTES_PER_TOKEN} bytes/token). \`preview\` holds the first ` +
+      `${Buffer.byteLength(preview, 'utf8')} bytes of the JSON payload and WILL NOT PARSE as JSON. DO NOT RETRY THIS CALL ` +
+      `UNCHANGED — it will be truncated again. To get the rest: ${recovery}.`,
+    bytes_total: bytesTotal,
+    bytes_shown: Buffer.byteLength(preview, 'utf8'),
+    preview,
+  })
+  const fits = (preview: string) => Buffer.byteLength(JSON.stringify(make(preview), null, 2), 'utf8') <= MAX_OUTPUT_BYTES
+  const points = Array.from(text)
+  let low = 0
+  let high = points.length
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2)
+    if (fits(points.slice(0, middle).join(''))) low = middle
+    else high = middle - 1
+  }
+  let preview = points.slice(0, low).join('')
+  if (preview.endsWith('\u200d')) preview = preview.slice(0, -1)
+  return make(preview)
+}
+
+function boundText(text: string): string {
+  if (Buffer.byteLength(text, 'utf8') <= MAX_OUTPUT_BYTES) return text
+  return Array.from(text).slice(0, 20_000).join('') + ' … [truncated]'
+}

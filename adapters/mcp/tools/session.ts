@@ -1,0 +1,66 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { z } from 'zod'
+import { titleOfPath } from '../../../core/documents/kind.js'
+import { isVisible } from '../../../core/workspace/tabs.js'
+import type { ToolContext } from '../context.js'
+import { fromError, RECOVERY, success } from '../results.js'
+
+export const SUPPORTED_KINDS = ['markdown', 'yaml-workflow'] as const
+export const MCP_PROTOCOL = '0.2.0'
+
+/** `session.get_state`: every window and tab, and the server's capabilities, in one read-only call (SES.*). */
+export function registerSession(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'session',
+    {
+      title: 'Quire session state',
+      description:
+        'One-shot orientation: every document window, each tab with {id, filePath, title, dirty, revision, kind, active, ' +
+        'visible}, and the server capabilities. Call once at the start; pass a tab\'s revision as expected_revision.',
+      inputSchema: { action: z.enum(['get_state']) },
+      annotations: { title: 'Quire session state', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async () => {
+      try {
+        return success(await sessionState(context), RECOVERY.sessionGetState)
+      } catch (error) {
+        return fromError(error)
+      }
+    },
+  )
+}
+
+export async function sessionState(context: ToolContext): Promise<Record<string, unknown>> {
+  const { engine } = context.services
+  const workspace = engine.views.workspace.state
+  const rail = engine.views.settings.state.workspaceRail
+  const windows = []
+  for (const window of workspace.windows.values()) {
+    const tabs = []
+    for (const tabId of window.tabIds) {
+      const tab = workspace.tabs.get(tabId)!
+      const document = await engine.documents.get(tab.docId)
+      tabs.push({
+        id: tab.tabId,
+        filePath: tab.path,
+        title: document?.meta?.path === null && document.meta.title !== 'Untitled' ? document.meta.title : titleOfPath(tab.path),
+        dirty: document?.dirty ?? false,
+        revision: document?.revision ?? null,
+        kind: document?.meta?.kind ?? 'markdown',
+        active: window.activeTabId === tab.tabId,
+        visible: isVisible(workspace, tab, rail),
+      })
+    }
+    windows.push({
+      label: window.label,
+      // Focus is presence: with no editor attached, no window has it (SES.GET_STATE.12–13).
+      focused: false,
+      activeWorkspaceInstanceId: rail ? window.activeInstanceId : null,
+      tabs,
+    })
+  }
+  return {
+    windows,
+    capabilities: { version: context.services.version, supportedKinds: [...SUPPORTED_KINDS], mcpProtocol: MCP_PROTOCOL },
+  }
+}

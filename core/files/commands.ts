@@ -1,0 +1,236 @@
+import { randomBytes } from 'node:crypto'
+import { dirname, sep } from 'node:path'
+import type { ApprovalCommands } from '../approvals/commands.js'
+import type { Approval } from '../../projections/approvals/approvalsState.js'
+import type { DocumentCommands } from '../documents/commands.js'
+import { kindOfPath, titleOfPath } from '../documents/kind.js'
+import { documentStream } from '../documents/events.js'
+import { QuireError, isQuireError } from '../errors.js'
+import type { EventInput, EventStore, StreamAppend } from '../log/eventStore.js'
+import type { Settings } from '../settings/events.js'
+import { appendToView } from '../views.js'
+import type { Caller } from '../workspace/commands.js'
+import { WORKSPACE_STREAM } from '../workspace/events.js'
+import { resolveTab, resolveWindow } from '../workspace/tabs.js'
+import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
+import { sha256 } from '../../projections/documents/documentState.js'
+import type { FoldedStream } from '../../projections/foldedStream.js'
+import type { TabState, WorkspaceState } from '../../projections/workspace/workspaceState.js'
+import type { FileSystemPort } from './port.js'
+
+export type Journaled = 'yes' | 'pending' | 'no'
+
+export interface OpenOutcome {
+  readonly tabId: string
+  readonly workspaceInstanceId: string | null
+  readonly activationChanged: boolean
+  readonly workspaceSwitched: boolean
+}
+
+export interface WriteResponse {
+  readonly revision: string
+  readonly applied: true
+  readonly durable: boolean
+  readonly saved: boolean
+  readonly save_skipped?: 'untitled' | 'opt_out'
+  readonly save_error?: string
+  readonly journaled?: Journaled
+}
+
+/** How long a save waits for its history record before answering `journaled: "pending"` (JRNL.16–17). */
+const JOURNAL_WAIT_MS = 2_000
+
+/**
+ * Files: open into tabs, save, save_as, and the write-then-save of `document.write`. Every path goes through the
+ * scope (open workspaces and folders of open documents), every save through its file's queue with the scope checked
+ * again at its turn, and every AI save becomes an `(mcp)` history entry (the `document.saved` event and its actor).
+ */
+export class FileCommands {
+  constructor(
+    private readonly store: EventStore,
+    private readonly workspace: FoldedStream<WorkspaceState>,
+    private readonly settings: FoldedStream<Settings>,
+    private readonly documents: DocumentsProjection,
+    private readonly documentCommands: DocumentCommands,
+    private readonly approvals: ApprovalCommands,
+    private readonly fs: FileSystemPort,
+  ) {}
+
+  /** SCOPE.1: open workspace roots and the folders of documents open in tabs. */
+  scopeRoots(): string[] {
+    const state = this.workspace.state
+    const folders = [...state.tabs.values()].flatMap((tab) => (tab.path === null ? [] : [dirname(tab.path)]))
+    return [...new Set([...state.workspaceRoots, ...folders])]
+  }
+
+  /** WS.OPEN.1–3: opens a file into a background tab of the window, never changing what the person sees. */
+  async open(filePath: string, windowLabel: string | undefined, caller: Caller): Promise<OpenOutcome> {
+    const window = resolveWindow(this.workspace.state, windowLabel)
+    const resolved = await this.fs.resolveInScope(filePath, this.scopeRoots())
+    const text = await this.fs.readText(resolved.real)
+    const path = resolved.real
+    const existingTab = [...this.workspace.state.tabs.values()].find((tab) => tab.windowLabel === window.label && tab.path === path)
+    if (existingTab) return { tabId: existingTab.tabId, workspaceInstanceId: existingTab.instanceId, activationChanged: false, workspaceSwitched: false }
+
+    let docId = this.workspace.state.documentsByPath.get(path)
+    const known = docId === undefined ? undefined : await this.documents.get(docId)
+    if (known && docId !== undefined) {
+      // The file was open before: continue its document, brought up to date with the disk unless a tab still
+      // shows it (then the disk watcher owns that question).
+      if (this.workspace.state.tabsOfDocument(docId).length === 0 && known.content !== text) {
+        await this.documentCommands.replaceFromDisk(docId, text, path, { kind: 'disk' })
+      }
+    } else {
+      docId = (
+        await this.documentCommands.create({
+          kind: kindOfPath(path), content: text, path, title: titleOfPath(path), origin: 'file', actor: caller.actor, matchesFile: true,
+        })
+      ).docId
+    }
+    const instanceId = this.instanceContaining(path, window.activeInstanceId)
+    const tabId = `tab-${randomBytes(5).toString('hex')}`
+    await appendToView(this.store, this.workspace, [
+      { type: 'tab.opened', actor: caller.actor, data: { tabId, docId, windowLabel: window.label, instanceId, path, active: false } },
+    ])
+    return { tabId, workspaceInstanceId: instanceId, activationChanged: false, workspaceSwitched: false }
+  }
+
+  /** WS.SAVE.1–2: saves the tab to its own file. */
+  async save(tabId: string | undefined, caller: Caller): Promise<{ filePath: string; revision: string; journaled: Journaled }> {
+    const tab = resolveTab(this.workspace.state, tabId)
+    if (tab.path === null) throw new QuireError('INVALID_PATH', 'Tab has no filePath; use save_as instead')
+    const { revision, journaled } = await this.persist(tab, tab.path, caller)
+    return { filePath: tab.path, revision, journaled }
+  }
+
+  /**
+   * WS.SAVE_AS.1–9: saves to another file as a brand-new write: only with the person's approval (or their
+   * auto-approve setting), and never over an existing file. Saving to the tab's own file is a plain save.
+   */
+  async saveAs(tabId: string | undefined, filePath: string, caller: Caller): Promise<{ revision: string; journaled: Journaled }> {
+    const tab = resolveTab(this.workspace.state, tabId)
+    const resolved = await this.fs.resolveInScope(filePath, this.scopeRoots())
+    if (tab.path !== null && resolved.real === tab.path) {
+      const { revision, journaled } = await this.persist(tab, tab.path, caller)
+      return { revision, journaled }
+    }
+    if (resolved.exists) {
+      throw new QuireError('APPROVAL_REQUIRED', `${resolved.real} already exists and is not this tab's file; save_as never replaces another file`, {
+        filePath: resolved.real,
+      })
+    }
+    let approval: Approval | undefined
+    if (!this.settings.state.autoApproveSaves) {
+      const gate = await this.approvals.gate('save_as', resolved.real, caller.connection, caller.principal, caller.actor)
+      if (gate.status !== 'granted') {
+        throw new QuireError(
+          'APPROVAL_REQUIRED',
+          gate.status === 'denied'
+            ? `The user denied saving to ${resolved.real}`
+            : `Saving to a new location needs the user's approval (request ${gate.approval.approvalId}); ask them to approve it, then retry`,
+          { approvalId: gate.approval.approvalId, filePath: resolved.real },
+        )
+      }
+      approval = gate.approval
+    }
+    return this.persist(tab, resolved.real, caller, { exclusive: true, approval })
+  }
+
+  /**
+   * `document.write`: the journaled write, then the save it asks for (DOC.WRITE.5–11). A failed save never undoes
+   * the write; it is reported in `save_error`.
+   */
+  async write(tabId: string, content: string, expectedRevision: string | undefined, save: boolean, caller: Caller): Promise<WriteResponse> {
+    const tab = resolveTab(this.workspace.state, tabId)
+    const outcome = await this.documentCommands.write({ docId: tab.docId, content, expectedRevision, actor: caller.actor })
+    const written = { revision: outcome.revision, applied: true as const, durable: outcome.durable }
+    if (!save) return { ...written, saved: false, save_skipped: 'opt_out' }
+    const current = this.workspace.state.tabs.get(tab.tabId)
+    if (!current) return { ...written, saved: false, save_error: 'the tab was closed before its save ran; nothing was written' }
+    if (current.path === null) return { ...written, saved: false, save_skipped: 'untitled' }
+    try {
+      const document = await this.documents.get(tab.docId)
+      if (!outcome.changed && document && !document.dirty) return { ...written, saved: true, journaled: 'yes' }
+      const { journaled } = await this.persist(current, current.path, caller)
+      return { ...written, saved: true, journaled }
+    } catch (error) {
+      if (!isQuireError(error)) throw error
+      return { ...written, saved: false, save_error: error.message }
+    }
+  }
+
+  /**
+   * The save pipeline (SAVE.1–7): capture the text, queue on the file, then at the queue's turn re-check that the
+   * tab is open and the path in scope, give way to a later save that already wrote the file, write atomically, and
+   * record the save (an `mcp` history entry when an assistant saved).
+   */
+  private async persist(
+    tab: TabState,
+    path: string,
+    caller: Caller,
+    options: { exclusive?: boolean; approval?: Approval } = {},
+  ): Promise<{ revision: string; journaled: Journaled }> {
+    const document = await this.documents.get(tab.docId)
+    if (!document) throw new QuireError('INVALID_TAB', `tab ${tab.tabId} has no document`)
+    const text = document.content
+    const revision = document.revision
+    const digest = sha256(text)
+    const outcome = await this.fs.enqueueSave(
+      path,
+      async () => {
+        await this.store.streamHead(documentStream(tab.docId))
+        this.fs.expectWrite(path, digest)
+        if (options.exclusive) await this.fs.createExclusive(path, text)
+        else await this.fs.writeAtomic(path, text)
+        const saved: EventInput = { type: 'document.saved', actor: caller.actor, data: { path, sha256: digest, length: text.length, reason: 'save' } }
+        const appends: StreamAppend[] = [{ stream: documentStream(tab.docId), events: [saved] }]
+        if (path !== tab.path) {
+          appends.push({ stream: WORKSPACE_STREAM, events: [{ type: 'document.retargeted', actor: caller.actor, data: { docId: tab.docId, path } }] })
+        }
+        if (options.approval) {
+          this.approvals.assertStillGranted(options.approval)
+          appends.push({ stream: 'approvals', events: [this.approvals.consumption(options.approval, caller.actor)] })
+        }
+        return { revision, journaled: await this.record(appends) }
+      },
+      async () => {
+        if (!this.workspace.state.tabs.has(tab.tabId)) {
+          throw new QuireError('INVALID_TAB', 'the tab was closed before its save ran; nothing was written')
+        }
+        await this.fs.resolveInScope(path, this.scopeRoots())
+      },
+    )
+    if (outcome.status === 'superseded') {
+      throw new QuireError('STALE', 'a later save already wrote this file; nothing was written', { current_revision: document.revision })
+    }
+    return outcome.value
+  }
+
+  /** Appends the save's events; the journal's state never turns a save into an error (JRNL.17). */
+  private async record(appends: StreamAppend[]): Promise<Journaled> {
+    try {
+      // No await before this append: the approval check just before it must still hold when it lands.
+      const enqueued = this.store.enqueueAtomic(appends)
+      enqueued.forEach((result, index) => {
+        const stream = appends[index]!.stream
+        if (stream === WORKSPACE_STREAM) this.workspace.apply(result.events)
+        else if (stream === 'approvals') this.approvals.fold(result.events)
+        else this.documents.peek(result.events[0]!.stream.slice('doc:'.length))?.apply(result.events[0]!)
+      })
+      const landed = await Promise.race([
+        enqueued[0]!.durable.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), JOURNAL_WAIT_MS).unref()),
+      ])
+      return landed ? 'yes' : 'pending'
+    } catch {
+      return 'no'
+    }
+  }
+
+  /** The workspace instance whose root holds `path`, preferring the one the window shows. */
+  private instanceContaining(path: string, preferred: string | null): string | null {
+    const inside = [...this.workspace.state.instances.values()].filter((instance) => path === instance.root || path.startsWith(instance.root + sep))
+    return inside.find((instance) => instance.instanceId === preferred)?.instanceId ?? inside[0]?.instanceId ?? null
+  }
+}
+
