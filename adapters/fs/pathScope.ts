@@ -1,0 +1,200 @@
+/**
+ * Path scope (TOOLS.md SCOPE.1–SCOPE.5, DESIGN.md §7): `workspace.open`, `save` and `save_as` may only touch files
+ * inside an open workspace root or the directory of an open document. This is the check the MCP filesystem server
+ * got wrong twice (research/mcp-and-browser.md §2.2), so each rule below names the hole it closes:
+ *
+ * - The requested string is taken exactly as given: never trimmed, unquoted or home-expanded. A path that means
+ *   something different after "cleaning" is a path the caller did not ask for.
+ * - Only absolute paths: a relative path would be resolved against whatever directory the process happens to run in.
+ * - No NUL byte: the kernel stops at NUL, so `"/ws/a.md\0/../../etc"` would be checked as one path and opened as
+ *   another.
+ * - Containment is separator-aware: equal to a root, or starting with `root + sep`. A bare `startsWith(root)` let
+ *   `/tmp/allowed_evil` pass for `/tmp/allowed` (CVE-2025-53110).
+ * - The lexical check runs first, on the `path.resolve`d form (`..` and `.` folded), then the *real* location must be
+ *   inside too: a symlink inside a root that points outside is refused.
+ * - Only when `realpath` fails with ENOENT (the file does not exist yet) does the check fall back to the real parent
+ *   directory. Any other failure (ELOOP, ENOTDIR, EACCES, ...) is a refusal, never a fallback: falling back on every
+ *   error let a symlink pointing outside pass because its parent was inside (CVE-2025-53109).
+ * - A dangling symlink as the target is refused: its real location is wherever the link points, which the parent
+ *   check cannot see.
+ * - Roots are compared in both their given and their realpath forms, so a root opened through a symlink (or macOS's
+ *   `/tmp` → `/private/tmp`) still contains its files.
+ *
+ * What to operate on is `real`, never the requested string: between this check and the write a component of the
+ * requested path may be swapped for a symlink. `writeFileAtomic`/`createFileExclusive` and `readText` are built to
+ * be handed `real` (they refuse to follow a swapped-in final symlink or parent directory).
+ */
+import { lstat, realpath } from 'node:fs/promises'
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path'
+import { QuireError } from '../../core/errors.js'
+
+/** Machine-readable reason in `details.reason` of every INVALID_PATH this module throws. */
+export type ScopeRefusal =
+  | 'not_a_string'
+  | 'empty'
+  | 'nul_byte'
+  | 'not_absolute'
+  | 'no_scope'
+  | 'outside_scope'
+  | 'symlink_outside_scope'
+  | 'dangling_symlink'
+  | 'not_a_file_name'
+  | 'parent_missing'
+  | 'unresolvable'
+
+/** A path accepted by the scope. */
+export interface ScopedPath {
+  /** The requested path in lexical normal form (`path.resolve`: `.`/`..`/`//` folded, no trailing separator). */
+  readonly requested: string
+  /**
+   * Where the operation must happen: `realpath` of the target, or `realpath(parent)` joined with the final name when
+   * nothing exists there yet. Free of symlinks at the time of the check.
+   */
+  readonly real: string
+  /** Whether something existed at the target when it was checked (false: a new file in an existing directory). */
+  readonly exists: boolean
+}
+
+function refuse(requested: unknown, reason: ScopeRefusal, message: string, extra: Record<string, unknown> = {}): never {
+  throw new QuireError('INVALID_PATH', message, { reason, path: typeof requested === 'string' ? requested : undefined, ...extra })
+}
+
+const errorCode = (error: unknown): string | undefined =>
+  typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined
+
+/** `candidate` equals `root` or lies below it, by whole path segments (both must be in `path.resolve` form). */
+export function isWithin(candidate: string, root: string): boolean {
+  if (candidate === root) return true
+  // `/` is the one root that already ends in a separator; `root + sep` would be `//`, which nothing starts with.
+  const prefix = root.endsWith(sep) ? root : root + sep
+  return candidate.startsWith(prefix)
+}
+
+/** The basic shape every requested path and every root must have, before any file-system access. */
+function checkShape(requested: unknown): asserts requested is string {
+  if (typeof requested !== 'string') refuse(requested, 'not_a_string', 'The path must be a string.')
+  if (requested.length === 0) refuse(requested, 'empty', 'The path is empty.')
+  if (requested.includes('\0')) refuse(requested, 'nul_byte', 'The path contains a NUL byte.')
+  if (!isAbsolute(requested)) refuse(requested, 'not_absolute', `The path ${JSON.stringify(requested)} is not absolute; give the full path.`)
+}
+
+/**
+ * The set of directories Quire may open and save files in. Immutable: when a workspace or document opens or closes,
+ * build a new scope (`PathScope.create`) and re-check queued saves against it at their turn (SCOPE.5).
+ */
+export class PathScope {
+  private constructor(
+    /** Each root in `path.resolve` form, then its realpath when that differs (deduplicated). */
+    private readonly forms: readonly string[],
+  ) {}
+
+  /**
+   * A scope over `roots` (open workspace roots and the directories of open documents). Every root must be an
+   * absolute path without NUL; a malformed root is a bug in the caller and throws. A root that cannot be resolved
+   * right now (deleted, unreadable) keeps only its given form, so it matches nothing that has a real location.
+   */
+  static async create(roots: Iterable<string>): Promise<PathScope> {
+    const forms = new Set<string>()
+    for (const root of roots) {
+      checkShape(root)
+      const given = resolve(root)
+      forms.add(given)
+      try {
+        forms.add(await realpath(given))
+      } catch {
+        // Keep the given form only (see above).
+      }
+    }
+    return new PathScope([...forms])
+  }
+
+  /** The scope with no roots: every path is refused (SCOPE.3). */
+  static readonly empty: PathScope = new PathScope([])
+
+  /** Roots in every form they are matched in (given and real). */
+  get roots(): readonly string[] {
+    return this.forms
+  }
+
+  get isEmpty(): boolean {
+    return this.forms.length === 0
+  }
+
+  /** Whether `absolute` (already in `path.resolve` form) is inside any root form. Purely lexical. */
+  contains(absolute: string): boolean {
+    return this.forms.some((root) => isWithin(absolute, root))
+  }
+
+  /**
+   * The path to operate on for `requested`, or a `QuireError('INVALID_PATH')` whose `details.reason` is a
+   * `ScopeRefusal`. Never follows a fallback on anything but ENOENT.
+   */
+  async resolveInScope(requested: string): Promise<ScopedPath> {
+    checkShape(requested)
+    if (this.isEmpty) {
+      refuse(requested, 'no_scope', 'No workspace or document is open, so no path is in scope; open a workspace first.')
+    }
+    const lexical = resolve(requested)
+    if (!this.contains(lexical)) {
+      refuse(requested, 'outside_scope', `${requested} is outside the open workspace folders and the folders of open documents.`)
+    }
+
+    let real: string
+    try {
+      real = await realpath(requested)
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') {
+        return refuse(requested, 'unresolvable', `${requested} cannot be resolved (${errorCode(error) ?? String(error)}).`, {
+          cause: errorCode(error),
+        })
+      }
+      return this.resolveNewFile(requested, lexical)
+    }
+    if (!this.contains(real)) {
+      refuse(requested, 'symlink_outside_scope', `${requested} is a link to ${real}, which is outside the open workspace folders.`, {
+        real,
+      })
+    }
+    return { requested: lexical, real, exists: true }
+  }
+
+  /** Nothing exists at `requested` (realpath said ENOENT): check the real parent directory instead. */
+  private async resolveNewFile(requested: string, lexical: string): Promise<ScopedPath> {
+    // The name as the caller wrote it: `/ws/new.md/`, `/ws/x/.` or `/ws/x/..` name a directory, not a file to create.
+    const name = requested.slice(requested.lastIndexOf(sep) + 1)
+    if (name === '' || name === '.' || name === '..') {
+      refuse(requested, 'not_a_file_name', `${requested} does not end in a file name.`)
+    }
+    // realpath said ENOENT, yet something may be there: a symlink whose chain ends nowhere. Where it points is its
+    // real location, which the parent check below cannot see, so it is refused outright.
+    let danglingLink = false
+    try {
+      danglingLink = (await lstat(requested)).isSymbolicLink()
+    } catch {
+      // Nothing there: the expected case for a new file.
+    }
+    if (danglingLink) {
+      refuse(requested, 'dangling_symlink', `${requested} is a symbolic link to a file that does not exist.`)
+    }
+    let parent: string
+    try {
+      // The parent as written (not the lexical form): `/ws/link/../new.md` must go through the link, as the kernel would.
+      parent = await realpath(dirname(requested))
+    } catch (error) {
+      const code = errorCode(error)
+      return refuse(
+        requested,
+        code === 'ENOENT' || code === 'ENOTDIR' ? 'parent_missing' : 'unresolvable',
+        `The folder of ${requested} does not exist or cannot be resolved (${code ?? String(error)}).`,
+        { cause: code },
+      )
+    }
+    const real = join(parent, name)
+    if (!this.contains(real)) {
+      refuse(requested, 'symlink_outside_scope', `${requested} would be created at ${real}, which is outside the open workspace folders.`, {
+        real,
+      })
+    }
+    return { requested: lexical, real, exists: false }
+  }
+}
