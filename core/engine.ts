@@ -14,6 +14,8 @@ import { WORKSPACE_STREAM } from './workspace/events.js'
 
 export interface EngineOptions extends Partial<Omit<EventStoreOptions, 'registry'>> {
   readonly documents?: DocumentsProjectionOptions
+  /** How long a write waits for the journal before answering JOURNAL_UNAVAILABLE (default 2 s). */
+  readonly journalDeadlineMs?: number
 }
 
 /** The read models folded from the small streams, kept in memory for the life of the engine. */
@@ -53,7 +55,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
       store,
       documents,
       views,
-      commands: { documents: new DocumentCommands(store, documents) },
+      commands: { documents: new DocumentCommands(store, documents, options.journalDeadlineMs) },
       now: options.now ?? Date.now,
       async close() {
         await store.flush()

@@ -8,6 +8,7 @@ import type { EventStore, RecordedEvent } from '../core/log/eventStore.js'
 export class FoldedStream<State> {
   private current: State
   private version = 0
+  private readonly listeners = new Set<(state: State) => void>()
 
   constructor(
     readonly stream: string,
@@ -39,11 +40,19 @@ export class FoldedStream<State> {
   }
 
   apply(events: readonly RecordedEvent[]): State {
+    const before = this.current
     for (const event of events) {
       if (event.stream !== this.stream) continue
       this.current = this.evolve(this.current, event)
       this.version = event.streamVersion
     }
+    if (this.current !== before) for (const listener of this.listeners) listener(this.current)
     return this.current
+  }
+
+  /** Calls `listener` after each change to the state (synchronously, inside the append's step). */
+  onChange(listener: (state: State) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
   }
 }

@@ -9,7 +9,7 @@ import { logCommand } from './commands/log.js'
 import { replayCommand } from './commands/replay.js'
 import { statusCommand } from './commands/status.js'
 import { mcpCommand } from './commands/mcp.js'
-import { agentCommand, approvalsCommand, historyCommand } from './commands/person.js'
+import { agentCommand, approvalsCommand, divergenceCommand, historyCommand } from './commands/person.js'
 import { serveCommand } from './commands/serve.js'
 import { verifyCommand } from './commands/verify.js'
 import { USAGE, UsageError } from './usage.js'
@@ -26,6 +26,7 @@ const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean }> = {
   agent: { run: agentCommand },
   approvals: { run: approvalsCommand },
   history: { run: historyCommand },
+  divergence: { run: divergenceCommand },
 }
 
 const COMMANDS: Record<string, { run: Command; raw?: boolean }> = {

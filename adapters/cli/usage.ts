@@ -19,6 +19,8 @@ commands:
   approvals [list | approve ID | deny ID]
                           the person's side of every approval an assistant asked for
   history PATH_OR_ID      every save (assistants' marked (mcp)) and open of a document, with revisions
+  divergence keep|reload PATH_OR_ID
+                          a file changed on disk under unsaved changes: keep the tab's text, or reload the file's
   log [--stream S] [--since POS] [--limit N] [--json]
                           events after position POS (default: all), oldest first: position, time, actor, type,
                           and a summary; --json prints one JSON object per line

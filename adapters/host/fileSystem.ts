@@ -1,12 +1,11 @@
 import type { FileSystemPort } from '../../core/files/port.js'
 import { createFileExclusive, writeFileAtomic } from '../fs/atomicWrite.js'
-import type { FileWatcher } from '../fs/fileWatcher.js'
 import { PathScope } from '../fs/pathScope.js'
 import { readText } from '../fs/readText.js'
 import { SaveQueue } from '../fs/saveQueue.js'
 
 /** The core's file-system port on the real file system (adapters/fs), with the disk watcher told of Quire's own writes. */
-export function createFileSystem(watcher?: FileWatcher): FileSystemPort {
+export function createFileSystem(announceWrite: (path: string, sha256: string) => void = () => {}): FileSystemPort {
   const queue = new SaveQueue()
   return {
     async resolveInScope(path, roots) {
@@ -22,7 +21,7 @@ export function createFileSystem(watcher?: FileWatcher): FileSystemPort {
     writeAtomic: (path, content) => writeFileAtomic(path, content),
     createExclusive: (path, content) => createFileExclusive(path, content),
     expectWrite(path, sha256) {
-      watcher?.expectWrite(path, sha256)
+      announceWrite(path, sha256)
     },
   }
 }

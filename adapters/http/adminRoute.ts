@@ -38,6 +38,13 @@ export function adminRoutes(services: Services): Hono {
     const docId = await resolveDocument(services.engine, c.req.query('doc') ?? '', c.req.query('cwd') || undefined)
     return c.json({ docId, entries: await documentHistory(services.engine, docId) })
   })
+  app.post('/divergence', async (c) => {
+    const body = z.object({ doc: z.string().min(1), choice: z.enum(['keep', 'reload']), cwd: z.string().optional() }).safeParse(await c.req.json().catch(() => null))
+    if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"doc": ..., "choice": "keep" | "reload"}' }, 400)
+    const docId = await resolveDocument(services.engine, body.data.doc, body.data.cwd)
+    await services.files.resolveDivergence(docId, body.data.choice, USER)
+    return c.json({ docId, choice: body.data.choice })
+  })
   app.get('/status', (c) =>
     c.json({ home: services.engine.home, head: services.engine.store.headPosition, pid: process.pid, version: services.version }),
   )

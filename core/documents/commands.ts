@@ -27,6 +27,11 @@ export interface WriteInput {
   readonly content: string
   readonly expectedRevision?: string
   readonly actor: Actor
+  /**
+   * Asked once the journal entry is on disk, just before the change is applied: a reason to abort (`closed`,
+   * `composing`, `selection`) if the person acted meanwhile (JRNL.12), else undefined.
+   */
+  readonly stillWanted?: () => 'closed' | 'composing' | 'selection' | undefined
 }
 
 export interface WriteOutcome {
@@ -59,10 +64,14 @@ const newDocId = (): string => `d-${randomBytes(8).toString('base64url').replace
  */
 export class DocumentCommands {
   readonly turns = new DocumentTurns()
+  /** Documents with a journal entry or a change still on its way to disk after its write answered. */
+  private readonly pending = new Map<string, { stage: 'recording' | 'applying' }>()
 
   constructor(
     private readonly store: EventStore,
     private readonly documents: DocumentsProjection,
+    /** How long a write waits for the log before answering JOURNAL_UNAVAILABLE or `durable: false`. */
+    private readonly journalDeadlineMs = 2_000,
   ) {}
 
   async create(input: CreateDocumentInput): Promise<{ docId: string; revision: string }> {
@@ -96,8 +105,12 @@ export class DocumentCommands {
   }
 
   /**
-   * Replaces a document's content, recording the intent in the journal first (JRNL.1) and applying it as a minimal
-   * diff so concurrent peer edits elsewhere survive. A write that changes nothing is not journaled (JRNL.2).
+   * Replaces a document's content (DESIGN §6, JRNL.*): the intent is recorded in the journal and fsync'd before the
+   * document is touched (JRNL.1), then applied as a minimal diff so concurrent peer edits elsewhere survive. A write
+   * that changes nothing is not journaled (JRNL.2). A journal that does not answer in time refuses the write
+   * (JOURNAL_UNAVAILABLE) and leaves its entry "being recorded" (JOURNAL_BUSY for the next write until it lands);
+   * a change applied whose event is not yet on disk answers `durable: false` and blocks the next write with
+   * JOURNAL_DEGRADED until it lands (the log retries it in the background, JRNL.5–6).
    */
   async write(input: WriteInput): Promise<WriteOutcome> {
     if (hasLoneSurrogate(input.content)) {
@@ -105,6 +118,13 @@ export class DocumentCommands {
     }
     const state = await this.require(input.docId)
     return this.turns.run(input.docId, async () => {
+      const pending = this.pending.get(input.docId)
+      if (pending?.stage === 'recording') {
+        throw new QuireError('JOURNAL_BUSY', 'another write to this document is still being recorded; retry later')
+      }
+      if (pending?.stage === 'applying') {
+        throw new QuireError('JOURNAL_DEGRADED', 'an earlier write to this document is not yet persisted; retry in a few seconds')
+      }
       this.checkExpectedRevision(state, input.expectedRevision)
       const content = normalizeLineEndings(input.content)
       const baseRevision = state.revisionPosition
@@ -116,19 +136,46 @@ export class DocumentCommands {
         { type: 'journal.recorded', actor: input.actor, data: { operation: 'write', text: content, baseRevision: state.revision } },
       ])
       state.apply(journal.events[0]!)
-      await journal.durable
+      if (!(await this.within(journal.durable, input.docId, 'recording'))) {
+        throw new QuireError('JOURNAL_UNAVAILABLE', 'the journal did not record the write in time; nothing was changed')
+      }
       if (state.revisionPosition !== baseRevision) {
         throw new QuireError('ABORTED', 'the document was edited while the write was being recorded', { reason: 'edited' })
       }
+      const aborted = input.stillWanted?.()
+      if (aborted) throw new QuireError('ABORTED', `the write was aborted while it was being recorded (${aborted})`, { reason: aborted })
       const change = state.transactLocal(hunks)
       const event = {
         type: 'document.changed',
         actor: input.actor,
         data: { update: change.update, journal: journal.events[0]!.position },
       }
-      await this.enqueueApplied(state, [event], [change.textChanged])
-      return { revision: state.revision, changed: true, durable: true }
+      const durable = await this.within(this.enqueueApplied(state, [event], [change.textChanged]), input.docId, 'applying')
+      return { revision: state.revision, changed: true, durable }
     })
+  }
+
+  /**
+   * Waits for `durable` at most the journal deadline. If it is late, the document is marked as waiting for it
+   * (`stage`) until it lands, and false is returned.
+   */
+  private async within(durable: Promise<void>, docId: string, stage: 'recording' | 'applying'): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined
+    const landed = await Promise.race([
+      durable.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), this.journalDeadlineMs)
+      }),
+    ])
+    clearTimeout(timer)
+    if (!landed) {
+      const marker = { stage }
+      this.pending.set(docId, marker)
+      void durable.then(() => {
+        if (this.pending.get(docId) === marker) this.pending.delete(docId)
+      })
+    }
+    return landed
   }
 
   /**

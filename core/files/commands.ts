@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { dirname, sep } from 'node:path'
 import type { ApprovalCommands } from '../approvals/commands.js'
+import { DISK, type Actor } from '../events/actor.js'
 import type { Approval } from '../../projections/approvals/approvalsState.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import { kindOfPath, titleOfPath } from '../documents/kind.js'
@@ -142,7 +143,13 @@ export class FileCommands {
    */
   async write(tabId: string, content: string, expectedRevision: string | undefined, save: boolean, caller: Caller): Promise<WriteResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
-    const outcome = await this.documentCommands.write({ docId: tab.docId, content, expectedRevision, actor: caller.actor })
+    const outcome = await this.documentCommands.write({
+      docId: tab.docId,
+      content,
+      expectedRevision,
+      actor: caller.actor,
+      stillWanted: () => (this.workspace.state.tabs.has(tab.tabId) ? undefined : 'closed'),
+    })
     const written = { revision: outcome.revision, applied: true as const, durable: outcome.durable }
     if (!save) return { ...written, saved: false, save_skipped: 'opt_out' }
     const current = this.workspace.state.tabs.get(tab.tabId)
@@ -180,8 +187,14 @@ export class FileCommands {
       async () => {
         await this.store.streamHead(documentStream(tab.docId))
         this.fs.expectWrite(path, digest)
-        if (options.exclusive) await this.fs.createExclusive(path, text)
-        else await this.fs.writeAtomic(path, text)
+        try {
+          if (options.exclusive) await this.fs.createExclusive(path, text)
+          else await this.fs.writeAtomic(path, text)
+        } catch (error) {
+          if (isQuireError(error)) throw error
+          // A disk that refuses the write (full, read-only, permissions) is not a bug: say what happened.
+          throw new QuireError('INTERNAL', `could not write ${path}: ${(error as Error).message}`, { written: false })
+        }
         const saved: EventInput = { type: 'document.saved', actor: caller.actor, data: { path, sha256: digest, length: text.length, reason: 'save' } }
         const appends: StreamAppend[] = [{ stream: documentStream(tab.docId), events: [saved] }]
         if (path !== tab.path) {
@@ -196,6 +209,13 @@ export class FileCommands {
       async () => {
         if (!this.workspace.state.tabs.has(tab.tabId)) {
           throw new QuireError('INVALID_TAB', 'the tab was closed before its save ran; nothing was written')
+        }
+        if (document.divergence && !document.divergence.kept && path === tab.path) {
+          // Another program changed the file and nobody has chosen between the versions: writing now would destroy
+          // the other version silently.
+          throw new QuireError('STALE', `${path} changed on disk since it was opened; the user must keep or reload it first (quire divergence)`, {
+            current_revision: document.revision,
+          })
         }
         await this.fs.resolveInScope(path, this.scopeRoots())
       },
@@ -225,6 +245,36 @@ export class FileCommands {
     } catch {
       return 'no'
     }
+  }
+
+  /** Records that the file changed on disk under unsaved changes (the disk watcher's call). */
+  async markDiverged(docId: string, path: string, digest: string, length: number): Promise<void> {
+    const document = await this.documents.get(docId)
+    if (!document || document.divergence?.sha256 === digest) return
+    await this.store.streamHead(documentStream(docId))
+    const enqueued = this.store.enqueue(documentStream(docId), [{ type: 'document.diverged', actor: DISK, data: { path, sha256: digest, length } }])
+    document.apply(enqueued.events[0]!)
+    await enqueued.durable
+  }
+
+  /**
+   * The person's decision on a diverged document: keep the tab's version (closing still needs force until it is
+   * saved), or reload the disk's text into the document.
+   */
+  async resolveDivergence(docId: string, choice: 'keep' | 'reload', actor: Actor): Promise<void> {
+    const document = await this.documents.get(docId)
+    if (!document) throw new QuireError('NOT_FOUND', `no document ${docId}`)
+    if (!document.divergence) throw new QuireError('INVALID_ARGUMENT', `document ${docId} has not diverged from its file`)
+    const path = document.meta?.path
+    if (choice === 'reload') {
+      if (!path) throw new QuireError('INVALID_ARGUMENT', `document ${docId} has no file to reload`)
+      await this.documentCommands.replaceFromDisk(docId, await this.fs.readText(path), path, actor)
+      return
+    }
+    await this.store.streamHead(documentStream(docId))
+    const enqueued = this.store.enqueue(documentStream(docId), [{ type: 'document.divergence-resolved', actor, data: { choice } }])
+    document.apply(enqueued.events[0]!)
+    await enqueued.durable
   }
 
   /** The workspace instance whose root holds `path`, preferring the one the window shows. */

@@ -191,8 +191,15 @@ export class DocumentState {
     return { update, textChanged: this.lastTextChanged }
   }
 
-  /** Folds an event whose Yjs update was already applied by `transactLocal` or `applyRemote`. */
+  /**
+   * Folds an event recorded after its effect was applied: a content event whose Yjs update `transactLocal` or
+   * `applyRemote` already applied (so it is not applied twice). Any other event is folded as usual.
+   */
   recordApplied(event: RecordedEvent, changedText: boolean): void {
+    if (event.type !== 'document.created' && event.type !== 'document.changed') {
+      this.apply(event)
+      return
+    }
     if (event.type === 'document.created' || changedText) this.revisionPosition = event.position
     if (event.type === 'document.created') {
       const data = event.data as DocumentMeta

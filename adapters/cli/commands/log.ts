@@ -55,8 +55,34 @@ export function summarize(event: RecordedEvent): string {
       return `${data.operation} of ${(data.text as string).length} chars on ${data.baseRevision}`
     case 'document.saved':
       return `${data.reason} ${data.path} (${data.length} chars, sha256 ${(data.sha256 as string).slice(0, 12)})`
+    case 'document.diverged':
+      return `${data.path} changed on disk under unsaved changes`
+    case 'document.divergence-resolved':
+      return `${data.choice}`
+    case 'document.retargeted':
+      return `${data.docId} now at ${data.path}`
+    case 'tab.opened':
+      return `${data.tabId} on ${data.docId} in ${data.windowLabel}${data.active ? ' (current)' : ''}${data.path ? ` ${data.path}` : ''}`
+    case 'tab.activated':
+    case 'tab.closed':
+      return `${data.tabId}${data.forced ? ' (forced)' : ''}`
+    case 'tab.pinned':
+      return `${data.tabId} ${data.pinned ? 'pinned' : 'unpinned'}`
+    case 'workspace.opened':
+      return `${data.instanceId} ${data.root} in ${data.windowLabel}${data.approval ? ` (approval ${data.approval})` : ''}`
+    case 'approval.requested':
+      return `${data.approvalId} ${data.kind} ${data.subject} for ${data.principal ?? 'anonymous'} on ${data.connection}`
+    case 'approval.decided':
+      return `${data.approvalId} ${data.decision}`
+    case 'approval.consumed':
+      return `${data.approvalId}`
+    case 'setting.changed':
+      return `${data.key} = ${JSON.stringify(data.value)}`
+    case 'agent.added':
+    case 'agent.revoked':
+      return `${data.name}`
     default:
-      return ''
+      return Object.keys(data ?? {}).join(', ')
   }
 }
 

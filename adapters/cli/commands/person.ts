@@ -88,3 +88,20 @@ export async function historyCommand(home: string, args: string[], out: (line: s
   }
   return 0
 }
+
+/** `quire divergence keep|reload DOC`: the person's decision when a file changed on disk under unsaved changes. */
+export async function divergenceCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
+  const [choice, target, ...rest] = args
+  if ((choice !== 'keep' && choice !== 'reload') || !target || rest.length > 0) throw new UsageError('divergence keep|reload PATH_OR_ID')
+  const docId = await withOwner(
+    home,
+    async (owner) => (await owner.request<{ docId: string }>('POST', '/admin/divergence', { doc: target, choice, cwd: process.cwd() })).docId,
+    async (services) => {
+      const id = await resolveDocument(services.engine, target)
+      await services.files.resolveDivergence(id, choice, USER)
+      return id
+    },
+  )
+  out(`${docId}: ${choice === 'keep' ? "kept the tab's version" : "reloaded the file's version"}`)
+  return 0
+}
