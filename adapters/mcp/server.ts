@@ -12,7 +12,7 @@ import { registerWorkspace } from './tools/workspace.js'
 export function createMcpServer(context: ToolContext): McpServer {
   const server = new McpServer(
     { name: 'quire', version: context.services.version },
-    { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS },
   )
   registerSession(server, context)
   registerWorkspace(server, context)

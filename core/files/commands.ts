@@ -66,10 +66,12 @@ export class FileCommands {
 
   /** WS.OPEN.1–3: opens a file into a background tab of the window, never changing what the person sees. */
   async open(filePath: string, windowLabel: string | undefined, caller: Caller): Promise<OpenOutcome> {
-    const window = resolveWindow(this.workspace.state, windowLabel)
     const resolved = await this.fs.resolveInScope(filePath, this.scopeRoots())
     const text = await this.fs.readText(resolved.real)
     const path = resolved.real
+    // GEN.5: a path inside a workspace goes to the window that owns that workspace; otherwise GEN.6's window.
+    const owner = windowLabel === undefined ? this.instanceContaining(path, null) : null
+    const window = resolveWindow(this.workspace.state, windowLabel ?? (owner === null ? undefined : this.workspace.state.instances.get(owner)!.windowLabel))
     const existingTab = [...this.workspace.state.tabs.values()].find((tab) => tab.windowLabel === window.label && tab.path === path)
     if (existingTab) return { tabId: existingTab.tabId, workspaceInstanceId: existingTab.instanceId, activationChanged: false, workspaceSwitched: false }
 
@@ -88,7 +90,7 @@ export class FileCommands {
         })
       ).docId
     }
-    const instanceId = this.instanceContaining(path, window.activeInstanceId)
+    const instanceId = this.instanceContaining(path, window.activeInstanceId, window.label)
     const tabId = `tab-${randomBytes(5).toString('hex')}`
     await appendToView(this.store, this.workspace, [
       { type: 'tab.opened', actor: caller.actor, data: { tabId, docId, windowLabel: window.label, instanceId, path, active: false } },
@@ -156,8 +158,7 @@ export class FileCommands {
     if (!current) return { ...written, saved: false, save_error: 'the tab was closed before its save ran; nothing was written' }
     if (current.path === null) return { ...written, saved: false, save_skipped: 'untitled' }
     try {
-      const document = await this.documents.get(tab.docId)
-      if (!outcome.changed && document && !document.dirty) return { ...written, saved: true, journaled: 'yes' }
+      // Saved even when the text did not change: the file may hold something else by now (DOC.WRITE.5).
       const { journaled } = await this.persist(current, current.path, caller)
       return { ...written, saved: true, journaled }
     } catch (error) {
@@ -277,9 +278,14 @@ export class FileCommands {
     await enqueued.durable
   }
 
-  /** The workspace instance whose root holds `path`, preferring the one the window shows. */
-  private instanceContaining(path: string, preferred: string | null): string | null {
-    const inside = [...this.workspace.state.instances.values()].filter((instance) => path === instance.root || path.startsWith(instance.root + sep))
+  /**
+   * The workspace instance whose root holds `path` (of `windowLabel` when given: a tab never belongs to another
+   * window's instance), preferring the one the window shows.
+   */
+  private instanceContaining(path: string, preferred: string | null, windowLabel?: string): string | null {
+    const inside = [...this.workspace.state.instances.values()].filter(
+      (instance) => (windowLabel === undefined || instance.windowLabel === windowLabel) && (path === instance.root || path.startsWith(instance.root + sep)),
+    )
     return inside.find((instance) => instance.instanceId === preferred)?.instanceId ?? inside[0]?.instanceId ?? null
   }
 }

@@ -12,7 +12,7 @@ import { openQuire, type Quire, type QuireOptions } from '../../adapters/host/qu
 import { createMcpServer } from '../../adapters/mcp/server.js'
 
 /** The repository root and the compiled CLI the end-to-end harnesses run (`npm test` builds first). */
-export const REPO_ROOT = new URL('../../', import.meta.url).pathname
+export const REPO_ROOT = new URL('../../', import.meta.url).pathname.replace(/\/dist\/$/, '/')
 export const CLI = join(REPO_ROOT, 'dist/adapters/cli/main.js')
 
 export type Transport = 'stdio' | 'http'
