@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { newId } from '../ids.js'
 import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
 import type { EventInput, EventStore } from '../log/eventStore.js'
@@ -34,7 +34,7 @@ export class ApprovalCommands {
     const status = existing ? approvalStatus(existing, this.now()) : undefined
     if (existing && status === 'approved') return { status: 'granted', approval: existing }
     if (existing && (status === 'pending' || status === 'denied')) return { status, approval: existing }
-    const approvalId = `ap-${randomBytes(6).toString('hex')}`
+    const approvalId = newId('ap')
     await appendToView(this.store, this.view, [
       { type: 'approval.requested', actor, data: { approvalId, kind, subject, connection, principal } },
     ])

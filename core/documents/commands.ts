@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto'
 import * as Y from 'yjs'
 import type { Actor } from '../events/actor.js'
 import type { EventStore, EventInput, RecordedEvent } from '../log/eventStore.js'
 import { STREAM_DOES_NOT_EXIST } from '../log/expectedVersion.js'
+import { settlesWithin } from '../deadline.js'
+import { newId } from '../ids.js'
 import { QuireError } from '../errors.js'
 import { DocumentState, sha256 } from '../../projections/documents/documentState.js'
 import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
@@ -55,7 +56,6 @@ export const hasLoneSurrogate = (text: string): boolean => !text.isWellFormed()
 /** Canonical content has LF line endings. */
 export const normalizeLineEndings = (text: string): string => text.replace(/\r\n?/g, '\n')
 
-const newDocId = (): string => `d-${randomBytes(8).toString('base64url').replace(/[-_]/g, '').slice(0, 10).toLowerCase()}`
 
 /**
  * The document commands: each decides from the current state, appends events, and folds them into the live state
@@ -77,7 +77,7 @@ export class DocumentCommands {
   async create(input: CreateDocumentInput): Promise<{ docId: string; revision: string }> {
     const content = normalizeLineEndings(input.content)
     if (hasLoneSurrogate(content)) throw new QuireError('INVALID_TEXT', 'content contains an unpaired UTF-16 surrogate')
-    const docId = newDocId()
+    const docId = newId('d')
     const stream = documentStream(docId)
     await this.store.streamHead(stream)
     const state = new DocumentState(docId)
@@ -160,14 +160,7 @@ export class DocumentCommands {
    * (`stage`) until it lands, and false is returned.
    */
   private async within(durable: Promise<void>, docId: string, stage: 'recording' | 'applying'): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined
-    const landed = await Promise.race([
-      durable.then(() => true),
-      new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), this.journalDeadlineMs)
-      }),
-    ])
-    clearTimeout(timer)
+    const landed = await settlesWithin(durable, this.journalDeadlineMs)
     if (!landed) {
       const marker = { stage }
       this.pending.set(docId, marker)

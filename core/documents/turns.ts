@@ -1,3 +1,4 @@
+import { settlesWithin } from '../deadline.js'
 import { QuireError } from '../errors.js'
 
 /**
@@ -15,16 +16,8 @@ export class DocumentTurns {
     const mine = new Promise<void>((resolve) => (release = resolve))
     const tail = previous.then(() => mine)
     this.tails.set(docId, tail)
-    let timer: NodeJS.Timeout | undefined
     let timedOut = false
-    const turn = await Promise.race([
-      previous.then(() => true),
-      new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), this.waitMs)
-      }),
-    ])
-    clearTimeout(timer)
-    if (!turn) {
+    if (!(await settlesWithin(previous, this.waitMs))) {
       timedOut = true
       // Pass the turn on as soon as it would have been ours, without running.
       void previous.then(release)

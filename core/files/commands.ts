@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto'
+import { settlesWithin } from '../deadline.js'
+import { newId } from '../ids.js'
 import { dirname, sep } from 'node:path'
 import type { ApprovalCommands } from '../approvals/commands.js'
 import { DISK, type Actor } from '../events/actor.js'
@@ -91,7 +92,7 @@ export class FileCommands {
       ).docId
     }
     const instanceId = this.instanceContaining(path, window.activeInstanceId, window.label)
-    const tabId = `tab-${randomBytes(5).toString('hex')}`
+    const tabId = newId('tab')
     await appendToView(this.store, this.workspace, [
       { type: 'tab.opened', actor: caller.actor, data: { tabId, docId, windowLabel: window.label, instanceId, path, active: false } },
     ])
@@ -238,11 +239,7 @@ export class FileCommands {
         else if (stream === 'approvals') this.approvals.fold(result.events)
         else this.documents.peek(result.events[0]!.stream.slice('doc:'.length))?.apply(result.events[0]!)
       })
-      const landed = await Promise.race([
-        enqueued[0]!.durable.then(() => true),
-        new Promise<false>((resolve) => setTimeout(() => resolve(false), JOURNAL_WAIT_MS).unref()),
-      ])
-      return landed ? 'yes' : 'pending'
+      return (await settlesWithin(enqueued[0]!.durable, JOURNAL_WAIT_MS)) ? 'yes' : 'pending'
     } catch {
       return 'no'
     }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { newId } from '../ids.js'
 import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
 import type { Actor } from '../events/actor.js'
@@ -28,8 +28,6 @@ export type CloseOutcome = { readonly closed: true } | { readonly closed: false;
 export type OpenWorkspaceOutcome =
   | { readonly opened: true; readonly workspaceInstanceId: string; readonly folderPath: string }
   | { readonly needsApproval: true; readonly approvalId: string; readonly folderPath: string }
-
-const newId = (prefix: string): string => `${prefix}-${randomBytes(5).toString('hex')}`
 
 /**
  * Window and tab lifecycle: new, switch_tab, close, focus_window, open_workspace. None of these change a
