@@ -108,6 +108,25 @@ export class PathScope {
     return new PathScope([...forms])
   }
 
+  /**
+   * A scope over roots already stored in canonical form (realpath taken when they were opened), matched only in that
+   * form. A root that no longer resolves to itself (renamed away and replaced by a symlink, or deleted) contributes
+   * nothing: following it now would put whatever it points to in scope.
+   */
+  static async canonical(roots: Iterable<string>): Promise<PathScope> {
+    const forms = new Set<string>()
+    for (const root of roots) {
+      checkShape(root)
+      const given = resolve(root)
+      try {
+        if ((await realpath(given)) === given) forms.add(given)
+      } catch {
+        // Gone: nothing inside it is in scope.
+      }
+    }
+    return new PathScope([...forms])
+  }
+
   /** The scope with no roots: every path is refused (SCOPE.3). */
   static readonly empty: PathScope = new PathScope([])
 

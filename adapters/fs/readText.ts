@@ -17,7 +17,7 @@
  * check is refused (pass `ScopedPath.real`, which contains no symlinks).
  */
 import { constants } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { open, readlink, realpath, stat } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { QuireError } from '../../core/errors.js'
 import { sha256Hex } from './contentHash.js'
@@ -78,6 +78,7 @@ export async function readText(path: string, options: ReadTextOptions = {}): Pro
     throw openRefusal(path, error)
   }
   try {
+    await assertOpenedAt(handle, path)
     const stats = await handle.stat()
     if (!stats.isFile()) {
       const what = stats.isDirectory() ? 'a folder' : 'not a regular file'
@@ -89,6 +90,26 @@ export async function readText(path: string, options: ReadTextOptions = {}): Pro
   } finally {
     await handle.close().catch(() => undefined)
   }
+}
+
+/**
+ * O_NOFOLLOW guards only the last component: a parent folder swapped for a symlink after the scope check would
+ * still be followed. So check where the descriptor really points: on Linux the kernel says so through
+ * /proc/self/fd; elsewhere the path must still resolve to itself and name the same inode.
+ */
+async function assertOpenedAt(handle: FileHandle, path: string): Promise<void> {
+  const moved = () =>
+    new QuireError('INVALID_PATH', `${path} changed while it was being opened (a folder on its path became a link); nothing was read.`, {
+      reason: 'symlink_outside_scope',
+      path,
+    })
+  const actual = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined)
+  if (actual !== undefined) {
+    if (actual !== path) throw moved()
+    return
+  }
+  const [opened, current, resolved] = await Promise.all([handle.stat(), stat(path).catch(() => undefined), realpath(path).catch(() => undefined)])
+  if (resolved !== path || !current || current.ino !== opened.ino || current.dev !== opened.dev) throw moved()
 }
 
 function tooLarge(path: string, size: number, maxBytes: number): QuireError {

@@ -17,8 +17,9 @@ export class DiskSync {
 
   constructor(
     private readonly services: Services,
-    onError: (message: string) => void = () => {},
+    private readonly report: (message: string) => void = () => {},
   ) {
+    const onError = report
     this.watcher = new FileWatcher({
       onChange: (change) => {
         this.chain = this.chain.then(() => this.handle(change)).catch((error: unknown) => onError(`disk change of ${change.path}: ${(error as Error).message}`))
@@ -56,6 +57,12 @@ export class DiskSync {
     if (docId === undefined || engine.views.workspace.state.tabsOfDocument(docId).length === 0) return
     const document = await engine.documents.get(docId)
     if (!document) return
+    // The file must still be the one in scope: a folder on its path swapped for a link would make the watcher read
+    // something outside the workspace into the document.
+    if (!(await files.isInScope(change.path))) {
+      this.report(`ignored a change at ${change.path}: it no longer resolves inside the workspace`)
+      return
+    }
     const { text } = decodeText(change.content, change.path)
     if (document.content === text) {
       // The disk caught up with the document (another program wrote the same text): it is saved now.

@@ -9,7 +9,8 @@ export function createFileSystem(announceWrite: (path: string, sha256: string) =
   const queue = new SaveQueue()
   return {
     async resolveInScope(path, roots) {
-      return (await PathScope.create(roots)).resolveInScope(path)
+      // Quire stores roots canonically (workspace roots and folders of open files are real paths).
+      return (await PathScope.canonical(roots)).resolveInScope(path)
     },
     async readText(path) {
       return (await readText(path)).text

@@ -245,6 +245,15 @@ export class FileCommands {
     }
   }
 
+  /** Whether `path` is, right now, a real path inside the scope (no symlink on the way, not moved out). */
+  async isInScope(path: string): Promise<boolean> {
+    try {
+      return (await this.fs.resolveInScope(path, this.scopeRoots())).real === path
+    } catch {
+      return false
+    }
+  }
+
   /** Records that the file changed on disk under unsaved changes (the disk watcher's call). */
   async markDiverged(docId: string, path: string, digest: string, length: number): Promise<void> {
     const document = await this.documents.get(docId)

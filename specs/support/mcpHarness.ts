@@ -92,6 +92,8 @@ export interface Daemon {
 
 export async function launchDaemon(options: LaunchOptions = {}): Promise<Daemon> {
   const home = options.home ?? (await tempDir('quire-serve-'))
+  // A port file left by a daemon that was killed would be mistaken for the new one's.
+  await rm(join(home, 'port'), { force: true })
   const child = spawn(process.execPath, [CLI, '--home', home, 'serve', ...(options.workspaces ?? []).flatMap((folder) => ['--workspace', folder])], {
     env: { ...inheritedEnv(), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -103,7 +105,7 @@ export async function launchDaemon(options: LaunchOptions = {}): Promise<Daemon>
   while (Date.now() < deadline) {
     portFile = await readFile(join(home, 'port'), 'utf8').catch(() => undefined)
     if (portFile) break
-    if (child.exitCode !== null) throw new Error(`quire serve exited with ${child.exitCode}: ${stderr}`)
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`quire serve exited (${child.exitCode ?? child.signalCode}): ${stderr}`)
     await sleep(25)
   }
   if (!portFile) throw new Error(`quire serve wrote no port file in 15 s: ${stderr}`)
@@ -124,7 +126,7 @@ export async function launchDaemon(options: LaunchOptions = {}): Promise<Daemon>
       return session(client, home, async () => {})
     },
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM')
         await new Promise((resolve) => child.once('exit', resolve))
       }
