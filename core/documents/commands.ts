@@ -33,6 +33,8 @@ export interface WriteInput {
    * `composing`, `selection`) if the person acted meanwhile (JRNL.12), else undefined.
    */
   readonly stillWanted?: () => 'closed' | 'composing' | 'selection' | undefined
+  /** The tab and window writing, for STALE_PARENT (JRNL.9). */
+  readonly writer?: { readonly tabId: string; readonly windowLabel: string }
 }
 
 export interface WriteOutcome {
@@ -66,6 +68,10 @@ export class DocumentCommands {
   readonly turns = new DocumentTurns()
   /** Documents with a journal entry or a change still on its way to disk after its write answered. */
   private readonly pending = new Map<string, { stage: 'recording' | 'applying' }>()
+  /** Per document, the window whose tab wrote it last and the position of that write (JRNL.9). */
+  private readonly lastWriter = new Map<string, { windowLabel: string; position: number }>()
+  /** Per tab, the position of the document it last read or wrote: what its next write is based on. */
+  private readonly tabBaselines = new Map<string, number>()
 
   constructor(
     private readonly store: EventStore,
@@ -126,6 +132,7 @@ export class DocumentCommands {
         throw new QuireError('JOURNAL_DEGRADED', 'an earlier write to this document is not yet persisted; retry in a few seconds')
       }
       this.checkExpectedRevision(state, input.expectedRevision)
+      this.checkParent(input.docId, input.writer)
       const content = normalizeLineEndings(input.content)
       const baseRevision = state.revisionPosition
       const hunks = textHunks(state.content, content)
@@ -150,9 +157,32 @@ export class DocumentCommands {
         actor: input.actor,
         data: { update: change.update, journal: journal.events[0]!.position },
       }
-      const durable = await this.within(this.enqueueApplied(state, [event], [change.textChanged]), input.docId, 'applying')
+      const applied = this.enqueueApplied(state, [event], [change.textChanged])
+      if (input.writer) {
+        this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
+        this.tabBaselines.set(input.writer.tabId, state.position)
+      }
+      const durable = await this.within(applied, input.docId, 'applying')
       return { revision: state.revision, changed: true, durable }
     })
+  }
+
+  /** A tab read (or otherwise took in) the document as of `position`: its next write is based on that. */
+  noteTabBaseline(tabId: string, position: number): void {
+    this.tabBaselines.set(tabId, position)
+  }
+
+  /**
+   * JRNL.9: a tab whose document another window's tab wrote after this tab last read or wrote it would overwrite
+   * that write unseen: STALE_PARENT. A tab that never read or wrote has no basis to compare and is not refused.
+   */
+  private checkParent(docId: string, writer: WriteInput['writer']): void {
+    if (!writer) return
+    const last = this.lastWriter.get(docId)
+    const baseline = this.tabBaselines.get(writer.tabId)
+    if (last && baseline !== undefined && last.windowLabel !== writer.windowLabel && last.position > baseline) {
+      throw new QuireError('STALE_PARENT', `window ${last.windowLabel} wrote this document after this tab last read it; re-read, then write again`)
+    }
   }
 
   /**

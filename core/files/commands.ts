@@ -140,6 +140,15 @@ export class FileCommands {
     return this.persist(tab, resolved.real, caller, { exclusive: true, approval })
   }
 
+  /** `document.read` (DOC.READ.1–3): the tab's text and what a write needs to go with it. */
+  async read(tabId: string | undefined): Promise<{ content: string; revision: string; filePath: string | null; kind: string; dirty: boolean }> {
+    const tab = resolveTab(this.workspace.state, tabId)
+    const document = await this.documents.get(tab.docId)
+    if (!document?.meta) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
+    this.documentCommands.noteTabBaseline(tab.tabId, document.position)
+    return { content: document.content, revision: document.revision, filePath: tab.path, kind: document.meta.kind, dirty: document.dirty }
+  }
+
   /**
    * `document.write`: the journaled write, then the save it asks for (DOC.WRITE.5–11). A failed save never undoes
    * the write; it is reported in `save_error`.
@@ -152,6 +161,7 @@ export class FileCommands {
       expectedRevision,
       actor: caller.actor,
       stillWanted: () => (this.workspace.state.tabs.has(tab.tabId) ? undefined : 'closed'),
+      writer: { tabId: tab.tabId, windowLabel: tab.windowLabel },
     })
     const written = { revision: outcome.revision, applied: true as const, durable: outcome.durable }
     if (!save) return { ...written, saved: false, save_skipped: 'opt_out' }

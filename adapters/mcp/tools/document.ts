@@ -32,15 +32,8 @@ export function registerDocument(server: McpServer, context: ToolContext): void 
         return plainError('document.write needs content (a string: the complete new text)')
       }
       try {
+        if (args.action === 'read') return success(await services.files.read(args.tabId), RECOVERY.documentRead)
         const tab = resolveTab(services.engine.views.workspace.state, args.tabId)
-        if (args.action === 'read') {
-          const document = await services.engine.documents.get(tab.docId)
-          if (!document?.meta) return fromError(new Error(`document ${tab.docId} of tab ${tab.tabId} is missing`))
-          return success(
-            { content: document.content, revision: document.revision, filePath: tab.path, kind: document.meta.kind, dirty: document.dirty },
-            RECOVERY.documentRead,
-          )
-        }
         return success({ ...(await services.files.write(tab.tabId, args.content!, args.expected_revision, args.save ?? true, caller)) })
       } catch (error) {
         return fromError(error)
