@@ -2,6 +2,9 @@ import { cpus, loadavg } from 'node:os'
 import { appendBenchmark } from './append.js'
 import { coldOpenBenchmark } from './coldOpen.js'
 import { ingestBenchmark } from './ingest.js'
+import { mcpFilesystemBenchmark } from './mcpFilesystem.js'
+import { mcpThroughputBenchmark } from './mcpThroughput.js'
+import { mcpWriteBenchmark } from './mcpWrite.js'
 import { rssBenchmark } from './rss.js'
 import { fmtRatio, metLabel, now, printTable, type Benchmark, type TargetResult } from './util.js'
 
@@ -10,15 +13,18 @@ import { fmtRatio, metLabel, now, printTable, type Benchmark, type TargetResult 
  * ends with a summary of every ratio against its target. Each ratio is against a reference measured in the same run.
  *
  * Environment: QUIRE_TRACE (trace file), QUIRE_BENCH_TMP (where temp data dirs go), and per benchmark
- * QUIRE_BENCH_APPEND_MS, QUIRE_BENCH_INGEST_RUNS, QUIRE_BENCH_COLD_RUNS, QUIRE_BENCH_RSS_RUNS.
+ * QUIRE_BENCH_APPEND_MS, QUIRE_BENCH_INGEST_RUNS, QUIRE_BENCH_COLD_RUNS, QUIRE_BENCH_RSS_RUNS; for the mcp-* benchmarks
+ * QUIRE_BENCH_MCP_MS (phase length) and QUIRE_BENCH_MCP_NODE_ARGS (Node flags for the servers, e.g. --cpu-prof).
  */
 
-const benchmarks: readonly Benchmark[] = [appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark]
+const benchmarks: readonly Benchmark[] = [
+  appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark,
+]
 
 const names = process.argv.slice(2)
 if (names.includes('--help') || names.includes('-h')) {
   console.log('usage: node dist/bench/run.js [benchmark ...]\n')
-  for (const benchmark of benchmarks) console.log(`  ${benchmark.name.padEnd(10)} ${benchmark.description}`)
+  for (const benchmark of benchmarks) console.log(`  ${benchmark.name.padEnd(14)} ${benchmark.description}`)
   process.exit(0)
 }
 const unknown = names.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name))

@@ -1,0 +1,209 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { ClassicLevel } from 'classic-level'
+import {
+  atomicWriteFsync, cpuPerOp, describeEdit, launchDaemon, MarkdownText, p50, p99, processCpuMs, selfCpuMs, type EditKind, type McpConnection, type Series,
+} from './mcpSupport.js'
+import { fmtInt, fmtMs, fmtRate, fmtRatio, now, printTable, printTargets, settle, withTempDir, type Benchmark, type TargetResult } from './util.js'
+
+/**
+ * Write throughput of one daemon (`quire serve`) with 8 MCP clients, each its own Streamable HTTP session writing
+ * its own 10 KB document in a closed loop (document.write with expected_revision, save: true), against one client
+ * alone on the same daemon, measured before and after the 8 and pooled. All clients live in this process; the
+ * daemon's and this process's CPU time are printed, since on a 2-core machine either can be the limit.
+ *
+ * For context, no target: how far the disk itself lets 8 writers go beyond 1 here. mcp-write's floor (a synced
+ * classic-level put plus an fsync'd atomic file write, of the same 10 KB) run by 1 and by 8 concurrent writers in
+ * this process, each on its own file, after the daemon has stopped.
+ */
+
+const PHASE_MS = Math.round(Number(process.env.QUIRE_BENCH_MCP_MS ?? 3_000) * 1.33)
+const SINGLE_MS = Math.round(PHASE_MS * 0.67)
+const WARMUP_MS = 500
+const FLOOR_MS = 2_000
+const CLIENTS = 8
+const SIZE = 10 * 1024
+const KIND: EditKind = 'edit'
+const TARGET = 4
+
+interface Writer {
+  readonly connection: McpConnection
+  readonly path: string
+  readonly tabId: string
+  readonly text: MarkdownText
+  revision: string
+}
+
+async function clients(label: string, writers: readonly Writer[], ms: number, daemonPid: number): Promise<Series> {
+  const latencies: number[] = []
+  const daemonCpu = processCpuMs(daemonPid)
+  const benchCpu = selfCpuMs()
+  const started = now()
+  const deadline = started + ms
+  const loop = async (writer: Writer) => {
+    for (let t = now(); t < deadline; ) {
+      const content = writer.text.change(KIND)
+      const answer = await writer.connection.call('document', { action: 'write', tabId: writer.tabId, content, expected_revision: writer.revision })
+      if (answer.durable !== true || answer.saved !== true || answer.journaled !== 'yes') {
+        throw new Error(`document.write was not durable, saved and journaled: ${JSON.stringify(answer)}`)
+      }
+      writer.revision = answer.revision as string
+      const end = now()
+      latencies.push(end - t)
+      t = end
+    }
+  }
+  await Promise.all(writers.map(loop))
+  const milliseconds = now() - started
+  return { label, latencies, milliseconds, serverCpuMs: processCpuMs(daemonPid) - daemonCpu, clientCpuMs: selfCpuMs() - benchCpu }
+}
+
+const rate = (series: Series): number => (series.latencies.length / series.milliseconds) * 1000
+
+/** `writers` concurrent loops of the raw floor, each on its own file. */
+async function floorWriters(label: string, writers: number, ms: number, db: ClassicLevel<string, Uint8Array>, paths: readonly string[], texts: readonly MarkdownText[]): Promise<Series> {
+  const latencies: number[] = []
+  const benchCpu = selfCpuMs()
+  let key = 0
+  const started = now()
+  const deadline = started + ms
+  await Promise.all(
+    Array.from({ length: writers }, async (_, index) => {
+      for (let t = now(); t < deadline; ) {
+        const bytes = Buffer.from(texts[index]!.change(KIND), 'utf8')
+        await db.put(`k${(key++).toString().padStart(10, '0')}`, bytes, { sync: true })
+        await atomicWriteFsync(paths[index]!, bytes)
+        const end = now()
+        latencies.push(end - t)
+        t = end
+      }
+    }),
+  )
+  return { label, latencies, milliseconds: now() - started, clientCpuMs: selfCpuMs() - benchCpu }
+}
+
+async function run(): Promise<TargetResult[]> {
+  console.log(`${CLIENTS} HTTP sessions on one daemon, each writing its own ${fmtInt(SIZE)}-byte file (${describeEdit[KIND]} per call); ` +
+    `${PHASE_MS} ms for ${CLIENTS} clients, ${SINGLE_MS} ms for 1 client before and after`)
+  return withTempDir('mcp-throughput', async (root) => {
+    const workspace = join(root, 'workspace')
+    await mkdir(workspace)
+    const texts = Array.from({ length: CLIENTS }, (_, index) => new MarkdownText(SIZE, 21 + index))
+    const paths = texts.map((_, index) => join(workspace, `doc${index}.md`))
+    await Promise.all(texts.map((text, index) => writeFile(paths[index]!, text.text)))
+    const daemon = await launchDaemon(join(root, 'home'), workspace)
+    const connections: McpConnection[] = []
+    let stopped = false
+    const stopDaemon = async () => {
+      if (stopped) return
+      stopped = true
+      await Promise.allSettled(connections.map((connection) => connection.close()))
+      await daemon.stop()
+    }
+    try {
+      const writers: Writer[] = []
+      for (const [index, text] of texts.entries()) {
+        const connection = await daemon.connect(`client-${index}`)
+        connections.push(connection)
+        await connection.client.listTools()
+        const opened = await connection.call('workspace', { action: 'open', filePath: paths[index]! })
+        const tabId = opened.tabId as string
+        const read = await connection.call('document', { action: 'read', tabId })
+        writers.push({ connection, path: paths[index]!, tabId, text, revision: read.revision as string })
+      }
+      await clients('warm-up', writers, WARMUP_MS, daemon.pid)
+      await clients('warm-up', writers.slice(0, 1), WARMUP_MS / 2, daemon.pid)
+      await settle()
+
+      const singleBefore = await clients('1 client (before)', writers.slice(0, 1), SINGLE_MS, daemon.pid)
+      await settle()
+      const many = await clients(`${CLIENTS} clients`, writers, PHASE_MS, daemon.pid)
+      await settle()
+      const singleAfter = await clients('1 client (after)', writers.slice(0, 1), SINGLE_MS, daemon.pid)
+      const single: Series = {
+        label: '1 client (pooled)',
+        latencies: [...singleBefore.latencies, ...singleAfter.latencies],
+        milliseconds: singleBefore.milliseconds + singleAfter.milliseconds,
+        serverCpuMs: singleBefore.serverCpuMs! + singleAfter.serverCpuMs!,
+        clientCpuMs: singleBefore.clientCpuMs! + singleAfter.clientCpuMs!,
+      }
+      for (const writer of writers) {
+        if ((await readFile(writer.path, 'utf8')) !== writer.text.text) throw new Error(`${writer.path} does not hold the last text written`)
+      }
+
+      const singleRate = rate(single)
+      const percent = (cpuMs: number | undefined, series: Series) => `${Math.round(((cpuMs ?? Number.NaN) / series.milliseconds) * 100)}%`
+      const row = (series: Series) => [
+        series.label,
+        fmtInt(series.latencies.length),
+        fmtRate(rate(series)),
+        fmtRatio(rate(series) / singleRate),
+        fmtMs(p50(series)),
+        fmtMs(p99(series)),
+        cpuPerOp(series.serverCpuMs, series.latencies.length),
+        percent(series.serverCpuMs, series),
+        cpuPerOp(series.clientCpuMs, series.latencies.length),
+        percent(series.clientCpuMs, series),
+      ]
+      printTable(
+        `mcp-throughput: document.write (${fmtInt(SIZE)} bytes, save: true) over Streamable HTTP to one daemon, ${CLIENTS} sessions vs 1`,
+        ['run', 'writes', 'writes/s', 'vs 1 client', 'p50', 'p99', 'daemon CPU/write', 'daemon CPU', 'bench CPU/write', 'bench CPU'],
+        [row(singleBefore), row(singleAfter), row(single), row(many)],
+      )
+      console.log(
+        '  daemon CPU: the daemon process (all threads, /proc), as a share of one core over the phase; bench CPU: this process ' +
+          '(all MCP clients). The machine has 2 cores for both.',
+      )
+      await stopDaemon()
+
+      const floorDir = join(root, 'floor')
+      await mkdir(floorDir)
+      const floorTexts = Array.from({ length: CLIENTS }, (_, index) => new MarkdownText(SIZE, 41 + index))
+      const floorPaths = floorTexts.map((_, index) => join(floorDir, `doc${index}.md`))
+      await Promise.all(floorTexts.map((text, index) => writeFile(floorPaths[index]!, text.text)))
+      const db = new ClassicLevel<string, Uint8Array>(join(floorDir, 'db'), { valueEncoding: 'view' })
+      await db.open()
+      let floorSingle: Series
+      let floorMany: Series
+      try {
+        await floorWriters('warm-up', CLIENTS, WARMUP_MS / 2, db, floorPaths, floorTexts)
+        floorSingle = await floorWriters('raw floor, 1 writer', 1, FLOOR_MS, db, floorPaths, floorTexts)
+        floorMany = await floorWriters(`raw floor, ${CLIENTS} writers`, CLIENTS, FLOOR_MS, db, floorPaths, floorTexts)
+      } finally {
+        await db.close()
+      }
+      const floorRow = (series: Series) => [
+        series.label,
+        fmtInt(series.latencies.length),
+        fmtRate(rate(series)),
+        fmtRatio(rate(series) / rate(floorSingle)),
+        fmtMs(p50(series)),
+        fmtMs(p99(series)),
+        cpuPerOp(series.clientCpuMs, series.latencies.length),
+        percent(series.clientCpuMs, series),
+      ]
+      printTable(
+        `mcp-throughput, for context: the raw floor (synced put + fsync'd atomic write of ${fmtInt(SIZE)} bytes) by 1 and ${CLIENTS} writers in this process`,
+        ['run', 'writes', 'writes/s', 'vs 1 writer', 'p50', 'p99', 'CPU/write', 'CPU'],
+        [floorRow(floorSingle), floorRow(floorMany)],
+      )
+
+      const ratio = rate(many) / singleRate
+      const floorRatio = rate(floorMany) / rate(floorSingle)
+      const targets: TargetResult[] = [
+        { benchmark: 'mcp-throughput', name: `${CLIENTS} clients / 1 client write rate (one daemon)`, ratio, target: `≥ ${TARGET}x`, met: ratio >= TARGET },
+        { benchmark: 'mcp-throughput', name: `raw floor, ${CLIENTS} writers / 1 writer rate (context)`, ratio: floorRatio, target: 'none', met: null },
+      ]
+      printTargets('mcp-throughput', targets)
+      return targets
+    } finally {
+      await stopDaemon()
+    }
+  })
+}
+
+export const mcpThroughputBenchmark: Benchmark = {
+  name: 'mcp-throughput',
+  description: `document.write rate of ${CLIENTS} HTTP MCP sessions on 8 documents vs 1 session, one daemon`,
+  run,
+}

@@ -1,0 +1,156 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { ClassicLevel } from 'classic-level'
+import {
+  atomicWriteFsync, cpuPerOp, describeEdit, EDIT_KINDS, launchQuireStdio, MarkdownText, p50, p99, pooled, timeLoop, type EditKind, type McpConnection, type Series,
+} from './mcpSupport.js'
+import { fmtInt, fmtMs, fmtRate, fmtRatio, printTable, printTargets, settle, withTempDir, type Benchmark, type TargetResult } from './util.js'
+
+/**
+ * `document.write` round trip through the MCP SDK client over stdio (`quire mcp --workspace DIR`, embedded core) on a
+ * 10 KB Markdown file opened with workspace.open, each call with `expected_revision` and the default `save: true`,
+ * so every answer is durable and saved; against the raw floor of the same durability measured in the same run: an
+ * atomic file write (temp file in the same directory, write, fsync, rename, fsync the directory) plus one synced
+ * classic-level put, of the same size, one after the other. The floor runs before and after the writes, pooled.
+ *
+ * What a write pays beyond that floor is the protocol (JSON-RPC over a pipe, schema validation), the minimal diff and
+ * the Yjs transaction, and two more synced appends: a write is journaled (synced), applied (synced), saved
+ * atomically (two fsyncs) and recorded as saved (synced). Three kinds of change are measured, since the diff's cost
+ * depends on what changed (see describeEdit).
+ */
+
+const PHASE_MS = Number(process.env.QUIRE_BENCH_MCP_MS ?? 3_000)
+const FLOOR_MS = Math.round(PHASE_MS * 0.67)
+const WARMUP_MS = 400
+const MIN_CALLS = 10
+const SIZE = 10 * 1024
+const TARGET = 3
+
+/** The floor: one synced LevelDB put and one atomic fsync'd file write of the same bytes, as a durable save needs. */
+function floorLoop(label: string, ms: number, db: ClassicLevel<string, Uint8Array>, path: string, text: MarkdownText, counter: { n: number }): Promise<Series> {
+  return timeLoop(label, ms, MIN_CALLS, undefined, async () => {
+    const bytes = Buffer.from(text.change('paragraph'), 'utf8')
+    await db.put(`k${(counter.n++).toString().padStart(10, '0')}`, bytes, { sync: true })
+    await atomicWriteFsync(path, bytes)
+  })
+}
+
+interface Document {
+  readonly kind: EditKind
+  readonly path: string
+  readonly tabId: string
+  readonly text: MarkdownText
+  revision: string
+}
+
+async function writeLoop(label: string, ms: number, minCalls: number, quire: McpConnection, document: Document): Promise<Series> {
+  return timeLoop(label, ms, minCalls, quire.pid, async () => {
+    const content = document.text.change(document.kind)
+    const answer = await quire.call('document', { action: 'write', tabId: document.tabId, content, expected_revision: document.revision })
+    if (answer.applied !== true || answer.durable !== true || answer.saved !== true || answer.journaled !== 'yes') {
+      throw new Error(`document.write did not answer applied, durable, saved and journaled: ${JSON.stringify(answer)}`)
+    }
+    document.revision = answer.revision as string
+  })
+}
+
+async function run(): Promise<TargetResult[]> {
+  console.log(`a ${fmtInt(SIZE)}-byte Markdown file; writes ${PHASE_MS} ms per kind (at least ${MIN_CALLS} calls), floor ${FLOOR_MS} ms before and after`)
+  return withTempDir('mcp-write', async (root) => {
+    const workspace = join(root, 'workspace')
+    const floorDir = join(root, 'floor')
+    await mkdir(workspace)
+    await mkdir(floorDir)
+    const documents: Document[] = []
+    for (const [index, kind] of EDIT_KINDS.entries()) {
+      const text = new MarkdownText(SIZE, 11 + index)
+      const path = join(workspace, `${kind}.md`)
+      await writeFile(path, text.text)
+      documents.push({ kind, path, tabId: '', text, revision: '' })
+    }
+    const db = new ClassicLevel<string, Uint8Array>(join(floorDir, 'db'), { valueEncoding: 'view' })
+    await db.open()
+    const floorPath = join(floorDir, 'floor.md')
+    const floorText = new MarkdownText(SIZE, 7)
+    await writeFile(floorPath, floorText.text)
+    const quire = await launchQuireStdio(join(root, 'home'), workspace)
+    try {
+      await quire.client.listTools()
+      for (const document of documents) {
+        const opened = await quire.call('workspace', { action: 'open', filePath: document.path })
+        const tabId = opened.tabId as string
+        const read = await quire.call('document', { action: 'read', tabId })
+        Object.assign(document, { tabId, revision: read.revision as string })
+      }
+      const counter = { n: 0 }
+      // Warm-ups: JIT on both sides, LevelDB files, the disk's write path.
+      await floorLoop('warm-up', WARMUP_MS, db, floorPath, floorText, counter)
+      for (const document of documents) await writeLoop('warm-up', WARMUP_MS, 3, quire, document)
+      await settle()
+
+      const floorBefore = await floorLoop('floor before', FLOOR_MS, db, floorPath, floorText, counter)
+      await settle()
+      const writes: Series[] = []
+      for (const document of documents) {
+        writes.push(await writeLoop(`document.write: ${document.kind}`, PHASE_MS, MIN_CALLS, quire, document))
+        const onDisk = await readFile(document.path, 'utf8')
+        if (onDisk !== document.text.text) throw new Error(`${document.path} does not hold the last text written`)
+        await settle()
+      }
+      // The server is stopped first, so its background work (LevelDB compaction of the journaled texts) does not
+      // slow the floor down.
+      await quire.close()
+      const floorAfter = await floorLoop('floor after', FLOOR_MS, db, floorPath, floorText, counter)
+      const floor = pooled('floor (pooled)', [floorBefore, floorAfter])
+      const floorP50 = p50(floor)
+      const floorP99 = p99(floor)
+
+      const row = (series: Series, isFloor: boolean) => [
+        series.label,
+        fmtInt(series.latencies.length),
+        fmtRate((series.latencies.length / series.milliseconds) * 1000),
+        fmtMs(p50(series)),
+        fmtMs(p99(series)),
+        fmtRatio(p50(series) / floorP50),
+        fmtRatio(p99(series) / floorP99),
+        isFloor ? '-' : cpuPerOp(series.serverCpuMs, series.latencies.length),
+        cpuPerOp(series.clientCpuMs, series.latencies.length),
+      ]
+      printTable(
+        `mcp-write: document.write of ${fmtInt(SIZE)} bytes over stdio (save: true) vs the floor (synced LevelDB put + fsync'd atomic file write)`,
+        ['run', 'calls', 'calls/s', 'p50', 'p99', 'p50 vs floor', 'p99 vs floor', 'server CPU/call', 'bench CPU/call'],
+        [row(floorBefore, true), row(floorAfter, true), row(floor, true), ...writes.map((series) => row(series, false))],
+      )
+      for (const kind of EDIT_KINDS) console.log(`  ${kind}: each call sends the whole ${fmtInt(SIZE)}-byte text with ${describeEdit[kind]}`)
+      console.log(
+        '  floor: one-at-a-time db.put(key, 10 KB, {sync: true}) on classic-level, then temp file + write + fsync + rename + ' +
+          'fsync(dir), in this process\n' +
+          '  document.write: one MCP call per write from this process (MCP SDK client) to `quire mcp`; it journals the text ' +
+          '(synced), applies it as a minimal diff (synced), saves the file atomically (fsync file and directory) and records ' +
+          'the save (synced) before answering. server CPU/call: the server process (all threads, /proc); bench CPU/call: this ' +
+          'process (the MCP client, or the floor itself).',
+      )
+      const targets: TargetResult[] = writes.map((series, index) => {
+        const ratio = p50(series) / floorP50
+        return {
+          benchmark: 'mcp-write',
+          name: `document.write p50 / floor p50 (10 KB, ${EDIT_KINDS[index]})`,
+          ratio,
+          target: `≤ ${TARGET}x`,
+          met: ratio <= TARGET,
+        }
+      })
+      printTargets('mcp-write', targets)
+      return targets
+    } finally {
+      await quire.close()
+      await db.close()
+    }
+  })
+}
+
+export const mcpWriteBenchmark: Benchmark = {
+  name: 'mcp-write',
+  description: 'document.write round trip over stdio MCP (10 KB, saved) vs an fsync\'d atomic file write + synced LevelDB put',
+  run,
+}
