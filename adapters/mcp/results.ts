@@ -59,32 +59,49 @@ function bounded(data: Record<string, unknown>, isError: boolean, recovery: stri
 
 /**
  * VMark's truncation envelope (research/vmark.md §1.6): the preview is the longest prefix, cut on a code point
- * boundary with a trailing zero-width joiner dropped, for which the serialized envelope still fits the bound.
+ * boundary with a trailing zero-width joiner dropped, for which the serialized envelope still fits the bound. The
+ * preview's cost in the envelope (its bytes once JSON-escaped) is summed once over the text, so finding the cut is
+ * linear, not a re-serialization per guess.
  */
 export function truncationEnvelope(text: string, bytesTotal: number, recovery: string): Record<string, unknown> {
-  const make = (preview: string) => ({
+  const make = (preview: string, shown: number) => ({
     truncated: true,
     truncation_note:
       `=== [Quire MCP] OUTPUT TRUNCATED === The payload is ${bytesTotal} UTF-8 bytes, over the ${MAX_OUTPUT_BYTES}-byte bound ` +
       `(~${MAX_OUTPUT_BYTES / BYTES_PER_TOKEN} tokens at ~${BYTES_PER_TOKEN} bytes/token). \`preview\` holds the first ` +
-      `${Buffer.byteLength(preview, 'utf8')} bytes of the JSON payload and WILL NOT PARSE as JSON. DO NOT RETRY THIS CALL ` +
+      `${shown} bytes of the JSON payload and WILL NOT PARSE as JSON. DO NOT RETRY THIS CALL ` +
       `UNCHANGED — it will be truncated again. To get the rest: ${recovery}.`,
     bytes_total: bytesTotal,
-    bytes_shown: Buffer.byteLength(preview, 'utf8'),
+    bytes_shown: shown,
     preview,
   })
-  const fits = (preview: string) => Buffer.byteLength(JSON.stringify(make(preview), null, 2), 'utf8') <= MAX_OUTPUT_BYTES
-  const points = Array.from(text)
-  let low = 0
-  let high = points.length
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2)
-    if (fits(points.slice(0, middle).join(''))) low = middle
-    else high = middle - 1
+  const serializedBytes = (preview: string) => Buffer.byteLength(JSON.stringify(make(preview, Buffer.byteLength(preview, 'utf8')), null, 2), 'utf8')
+  // The envelope without a preview, with the widest `bytes_shown` it could carry (counted twice: note and field).
+  const fixed = serializedBytes('') + 2 * String(bytesTotal).length
+  let used = fixed
+  let cut = 0
+  for (let index = 0; index < text.length; ) {
+    const code = text.codePointAt(index)!
+    const width = code > 0xffff ? 2 : 1
+    const cost = escapedBytes(code)
+    if (used + cost > MAX_OUTPUT_BYTES) break
+    used += cost
+    index += width
+    cut = index
   }
-  let preview = points.slice(0, low).join('')
+  let preview = text.slice(0, cut)
   if (preview.endsWith('\u200d')) preview = preview.slice(0, -1)
-  return make(preview)
+  return make(preview, Buffer.byteLength(preview, 'utf8'))
+}
+
+/** Bytes a code point takes inside a JSON string literal, as JSON.stringify writes it, in UTF-8. */
+function escapedBytes(code: number): number {
+  if (code === 0x22 || code === 0x5c) return 2
+  if (code < 0x20) return code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6
+  if (code < 0x80) return 1
+  if (code < 0x800) return 2
+  if (code >= 0xd800 && code <= 0xdfff) return 6
+  return code < 0x10000 ? 3 : 4
 }
 
 function boundText(text: string): string {
