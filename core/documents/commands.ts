@@ -158,6 +158,7 @@ export class DocumentCommands {
         data: { update: change.update, journal: journal.events[0]!.position },
       }
       const applied = this.enqueueApplied(state, [event], [change.textChanged])
+      state.primeContent(content)
       if (input.writer) {
         this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
         this.tabBaselines.set(input.writer.tabId, state.position)
@@ -240,7 +241,9 @@ export class DocumentCommands {
     }
     events.push({ type: 'document.saved', actor, data: { path, sha256: sha256(content), length: content.length, reason: 'reload' } })
     changed.push(false)
-    await this.enqueueApplied(state, events, changed)
+    const durable = this.enqueueApplied(state, events, changed)
+    state.primeContent(content)
+    await durable
   }
 
   /** Marks the current content as what `path` holds (after a save, or on open). */

@@ -1,4 +1,4 @@
-import { diffMain, DIFF_DELETE, DIFF_INSERT, type Diff } from 'diff-match-patch-es'
+import { diffCharsToLines, diffCleanupSemantic, diffLinesToChars, diffMain, DIFF_DELETE, DIFF_EQUAL, DIFF_INSERT, type Diff } from 'diff-match-patch-es'
 
 /** One replacement in old-text coordinates (UTF-16 code units, as Y.Text counts). */
 export interface Hunk {
@@ -8,19 +8,54 @@ export interface Hunk {
 }
 
 /**
- * How long the diff may search before settling for a coarser (still correct) answer. Bounds the write path
- * against a hostile pair of huge, unrelated texts; ordinary edits finish in microseconds.
+ * How long one diff may search before settling for a coarser (still correct) answer: bounds the write path against
+ * a hostile pair of huge, unrelated texts.
  */
-const DIFF_TIMEOUT_SECONDS = 0.25
+const DIFF_TIMEOUT_SECONDS = 0.05
 
 /**
- * The hunks that turn `before` into `after`, computed as a minimal diff so that concurrent peer edits elsewhere in
- * the document survive a whole-document write. Hunks are sorted, non-overlapping, and never split a surrogate pair
- * (Yjs would replace half a pair with U+FFFD).
+ * Changed blocks larger than this (characters removed plus inserted) are replaced whole instead of refined
+ * character by character: a rewrite that large shares nothing worth keeping, and refining it costs the full timeout.
+ */
+const REFINE_LIMIT = 8_000
+
+/**
+ * The hunks that turn `before` into `after`, as a minimal diff so that concurrent peer edits elsewhere in the
+ * document survive a whole-document write: lines first (cheap even for unrelated texts), then each changed block
+ * refined character by character with semantic clean-up (so a rewritten sentence is a few word-sized hunks, not
+ * hundreds of letters). Hunks are sorted, non-overlapping, and never split a surrogate pair (Yjs would replace half
+ * a pair with U+FFFD).
  */
 export function textHunks(before: string, after: string): Hunk[] {
   if (before === after) return []
-  const diffs = diffMain(before, after, { diffTimeout: DIFF_TIMEOUT_SECONDS })
+  const { chars1, chars2, lineArray } = diffLinesToChars(before, after)
+  const lines = diffMain(chars1, chars2, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false)
+  diffCharsToLines(lines, lineArray)
+  const diffs: Diff[] = []
+  let removed = ''
+  let inserted = ''
+  const flush = () => {
+    if (removed.length + inserted.length === 0) return
+    if (removed.length > 0 && inserted.length > 0 && removed.length + inserted.length <= REFINE_LIMIT) {
+      const refined = diffMain(removed, inserted, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false)
+      diffCleanupSemantic(refined)
+      diffs.push(...refined)
+    } else {
+      if (removed.length > 0) diffs.push([DIFF_DELETE, removed])
+      if (inserted.length > 0) diffs.push([DIFF_INSERT, inserted])
+    }
+    removed = ''
+    inserted = ''
+  }
+  for (const [operation, text] of lines) {
+    if (operation === DIFF_DELETE) removed += text
+    else if (operation === DIFF_INSERT) inserted += text
+    else {
+      flush()
+      diffs.push([DIFF_EQUAL, text])
+    }
+  }
+  flush()
   return widenAcrossSurrogates(before, toHunks(diffs))
 }
 

@@ -59,6 +59,7 @@ export class DocumentState {
   snapshotVersion = 0
   private lastTextChanged = false
   private lastStateChanged = false
+  private localChange = false
   private cachedContent: { revision: number; text: string } | undefined
   private cachedHash: { revision: number; hash: string } | undefined
 
@@ -66,7 +67,8 @@ export class DocumentState {
     // Accumulated, not assigned: one change can run several transactions (Yjs cleans up formatting in a follow-up
     // transaction of its own), and callers reset both flags before each change they make.
     this.ydoc.on('afterTransaction', (transaction: Y.Transaction) => {
-      this.lastTextChanged ||= textChanged(transaction, this.text)
+      // A local change of known hunks knows the answer already (see transactLocal).
+      if (!this.localChange) this.lastTextChanged ||= textChanged(transaction, this.text)
       this.lastStateChanged ||=
         transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
     })
@@ -175,7 +177,7 @@ export class DocumentState {
       update = produced
     }
     this.ydoc.on('update', capture)
-    this.lastTextChanged = false
+    this.localChange = true
     try {
       this.ydoc.transact(() => {
         // Back to front, so each hunk's offsets are still those of the old text.
@@ -187,8 +189,19 @@ export class DocumentState {
       })
     } finally {
       this.ydoc.off('update', capture)
+      this.localChange = false
     }
-    return { update, textChanged: this.lastTextChanged }
+    // Hunks from a diff of two different texts always change the text, and an empty list never does; replaying the
+    // update decides the same way, by looking at what it did.
+    return { update, textChanged: hunks.length > 0 }
+  }
+
+  /**
+   * Sets the cached content to `text`, known to be what the text now holds (a local change just made it so), so the
+   * next read need not walk the whole Y.Text.
+   */
+  primeContent(text: string): void {
+    this.cachedContent = { revision: this.revisionPosition, text }
   }
 
   /**
