@@ -1,4 +1,15 @@
-import { diffCharsToLines, diffCleanupSemantic, diffLinesToChars, diffMain, DIFF_DELETE, DIFF_EQUAL, DIFF_INSERT, type Diff } from 'diff-match-patch-es'
+import {
+  diffCharsToLines,
+  diffCleanupSemantic,
+  diffCommonPrefix,
+  diffCommonSuffix,
+  diffLinesToChars,
+  diffMain,
+  DIFF_DELETE,
+  DIFF_EQUAL,
+  DIFF_INSERT,
+  type Diff,
+} from 'diff-match-patch-es'
 
 /** One replacement in old-text coordinates (UTF-16 code units, as Y.Text counts). */
 export interface Hunk {
@@ -19,6 +30,20 @@ const DIFF_TIMEOUT_SECONDS = 0.05
  */
 const REFINE_LIMIT = 8_000
 
+/** At most this long refining one block; past it the block is replaced whole. */
+const BLOCK_BUDGET_MS = 3
+
+/**
+ * Whether a changed block is an edit of the old text (worth refining) rather than a rewrite: the two sides share
+ * at least half of the shorter one as a common prefix and suffix, or the block is small. A rewrite's character diff
+ * costs the most and keeps nothing a concurrent editor would miss.
+ */
+function looksLikeAnEdit(removed: string, inserted: string): boolean {
+  if (removed.length + inserted.length <= 200) return true
+  const shared = diffCommonPrefix(removed, inserted) + diffCommonSuffix(removed, inserted)
+  return shared >= 0.5 * Math.min(removed.length, inserted.length)
+}
+
 /**
  * The hunks that turn `before` into `after`, as a minimal diff so that concurrent peer edits elsewhere in the
  * document survive a whole-document write: lines first (cheap even for unrelated texts), then each changed block
@@ -28,16 +53,21 @@ const REFINE_LIMIT = 8_000
  */
 export function textHunks(before: string, after: string): Hunk[] {
   if (before === after) return []
+  const deadline = Date.now() + DIFF_TIMEOUT_SECONDS * 1000
   const { chars1, chars2, lineArray } = diffLinesToChars(before, after)
-  const lines = diffMain(chars1, chars2, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false)
+  const lines = diffMain(chars1, chars2, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false, deadline)
   diffCharsToLines(lines, lineArray)
   const diffs: Diff[] = []
   let removed = ''
   let inserted = ''
   const flush = () => {
     if (removed.length + inserted.length === 0) return
-    if (removed.length > 0 && inserted.length > 0 && removed.length + inserted.length <= REFINE_LIMIT) {
-      const refined = diffMain(removed, inserted, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false)
+    const refine =
+      removed.length > 0 && inserted.length > 0 && removed.length + inserted.length <= REFINE_LIMIT && looksLikeAnEdit(removed, inserted)
+    if (refine) {
+      // Each block gets a small budget, and all of them together the one deadline.
+      const blockDeadline = Math.min(deadline, Date.now() + BLOCK_BUDGET_MS)
+      const refined = diffMain(removed, inserted, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false, blockDeadline)
       diffCleanupSemantic(refined)
       diffs.push(...refined)
     } else {
