@@ -19,7 +19,10 @@ type Command = (engine: Engine, args: string[], out: (text: string) => void) => 
 /** A command that manages the data directory itself (it may run a server, or talk to the one that owns it). */
 type HomeCommand = (home: string, args: string[], out: (text: string) => void) => Promise<number>
 
-const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean }> = {
+const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean; raw?: boolean }> = {
+  log: { run: logCommand },
+  replay: { run: replayCommand, raw: true },
+  verify: { run: verifyCommand },
   serve: { run: serveCommand },
   // stdout carries the MCP protocol: everything else goes to stderr.
   mcp: { run: mcpCommand, stderr: true },
@@ -30,9 +33,6 @@ const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean }> = {
 }
 
 const COMMANDS: Record<string, { run: Command; raw?: boolean }> = {
-  log: { run: logCommand },
-  replay: { run: replayCommand, raw: true },
-  verify: { run: verifyCommand },
   'ingest-trace': { run: ingestTraceCommand },
   doc: { run: docCommand },
   status: { run: statusCommand },
@@ -51,7 +51,8 @@ export async function main(argv: string[]): Promise<number> {
     const homeCommand = HOME_COMMANDS[name]
     if (homeCommand) {
       const write = homeCommand.stderr ? process.stderr : process.stdout
-      return await homeCommand.run(resolveHome(home), args, (line) => void write.write(`${line}\n`))
+      const out = homeCommand.raw ? (text: string) => void write.write(text) : (line: string) => void write.write(`${line}\n`)
+      return await homeCommand.run(resolveHome(home), args, out)
     }
     const command = COMMANDS[name]
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)

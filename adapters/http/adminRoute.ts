@@ -5,6 +5,9 @@ import { isQuireError } from '../../core/errors.js'
 import type { Services } from '../host/services.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
 import { documentHistory } from '../../core/audit/history.js'
+import { auditEvents, type AuditEvent } from '../../core/audit/auditEvent.js'
+import { replayDocument } from '../../core/audit/replay.js'
+import { verify } from '../../core/audit/verify.js'
 import { resolveDocument } from '../../core/documents/resolve.js'
 
 /**
@@ -12,6 +15,9 @@ import { resolveDocument } from '../../core/documents/resolve.js'
  * Reachable only with the port file's access token, never with an agent's token: an assistant must not be able to
  * approve its own requests through the MCP credentials it holds.
  */
+/** Most events one `/admin/log` answer carries; page with `since` for more. */
+const MAX_LOG_EVENTS = 100_000
+
 export function adminRoutes(services: Services): Hono {
   const app = new Hono()
   app.onError((error, c) => {
@@ -45,6 +51,21 @@ export function adminRoutes(services: Services): Hono {
     await services.files.resolveDivergence(docId, body.data.choice, USER)
     return c.json({ docId, choice: body.data.choice })
   })
+  app.get('/log', async (c) => {
+    const number = (name: string) => {
+      const value = c.req.query(name)
+      return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined
+    }
+    const events: AuditEvent[] = []
+    const limit = Math.min(number('limit') ?? MAX_LOG_EVENTS, MAX_LOG_EVENTS)
+    for await (const event of auditEvents(services.engine, { since: number('since'), stream: c.req.query('stream'), limit })) events.push(event)
+    return c.json({ events })
+  })
+  app.get('/replay', async (c) => {
+    const content = await replayDocument(services.engine, c.req.query('doc') ?? '', c.req.query('at'), c.req.query('cwd') || undefined)
+    return c.json({ content })
+  })
+  app.get('/verify', async (c) => c.json(await verify(services.engine)))
   app.get('/status', (c) =>
     c.json({ home: services.engine.home, head: services.engine.store.headPosition, pid: process.pid, version: services.version }),
   )

@@ -1,9 +1,14 @@
-import type { Engine } from '../../../core/engine.js'
-import { verify } from '../../../core/audit/verify.js'
+import { openAuditSource } from '../auditSource.js'
 
 /** `quire verify`: exit 0 when every projection rebuilt from the log equals the live one and the log is sound. */
-export async function verifyCommand(engine: Engine, _args: string[], out: (line: string) => void): Promise<number> {
-  const report = await verify(engine)
+export async function verifyCommand(home: string, _args: string[], out: (line: string) => void): Promise<number> {
+  const source = await openAuditSource(home)
+  let report
+  try {
+    report = await source.verify()
+  } finally {
+    await source.close()
+  }
   const { integrity } = report
   out(`log: ${integrity.events} events in ${integrity.streams} streams, head position ${integrity.head}`)
   out(`documents: ${report.documents} rebuilt and compared`)

@@ -1,0 +1,110 @@
+import type { Engine } from '../engine.js'
+import { describeActor, type Actor } from '../events/actor.js'
+import type { RecordedEvent } from '../log/eventStore.js'
+
+/** An event as the audit shows it: JSON-safe (bytes become `{"base64": ...}`), with a one-line summary. */
+export interface AuditEvent {
+  readonly position: number
+  readonly at: string
+  readonly actor: Actor
+  readonly type: string
+  readonly v: number
+  readonly stream: string
+  readonly streamVersion: number
+  readonly summary: string
+  readonly data: unknown
+}
+
+export interface AuditQuery {
+  /** Events after this position (default 0: all). */
+  readonly since?: number
+  /** Only this stream. */
+  readonly stream?: string
+  readonly limit?: number
+}
+
+/** The audit trail, oldest first. */
+export async function* auditEvents(engine: Engine, query: AuditQuery = {}): AsyncGenerator<AuditEvent> {
+  const since = query.since ?? 0
+  const limit = query.limit ?? Number.POSITIVE_INFINITY
+  let yielded = 0
+  const events = query.stream ? engine.store.readStream(query.stream) : engine.store.readAll(since)
+  for await (const event of events) {
+    if (yielded >= limit) return
+    if (event.position <= since) continue
+    yield toAuditEvent(event)
+    yielded++
+  }
+}
+
+export function toAuditEvent(event: RecordedEvent): AuditEvent {
+  return {
+    position: event.position,
+    at: new Date(event.at).toISOString(),
+    actor: event.actor,
+    type: event.type,
+    v: event.v,
+    stream: event.stream,
+    streamVersion: event.streamVersion,
+    summary: summarize(event),
+    data: jsonSafe(event.data),
+  }
+}
+
+/** The text form `quire log` prints: position, time, actor, type, stream, summary. */
+export function formatAuditEvent(event: AuditEvent): string {
+  return `${String(event.position).padStart(8)}  ${event.at}  ${describeActor(event.actor).padEnd(18)}  ${event.type.padEnd(17)}  ${event.stream}  ${event.summary}`
+}
+
+/** One line saying what an event did, without dumping its payload. */
+export function summarize(event: RecordedEvent): string {
+  const data = event.data as Record<string, unknown>
+  switch (event.type) {
+    case 'document.created':
+      return `${data.kind} ${data.path ?? JSON.stringify(data.title)} from ${data.origin} (${(data.update as Uint8Array).length} B update)`
+    case 'document.changed':
+      return `${(data.update as Uint8Array).length} B update` + (data.journal ? ` applying journal entry ${data.journal}` : '')
+    case 'journal.recorded':
+      return `${data.operation} of ${(data.text as string).length} chars on ${data.baseRevision}`
+    case 'document.saved':
+      return `${data.reason} ${data.path} (${data.length} chars, sha256 ${(data.sha256 as string).slice(0, 12)})`
+    case 'document.diverged':
+      return `${data.path} changed on disk under unsaved changes`
+    case 'document.divergence-resolved':
+      return `${data.choice}`
+    case 'document.retargeted':
+      return `${data.docId} now at ${data.path}`
+    case 'tab.opened':
+      return `${data.tabId} on ${data.docId} in ${data.windowLabel}${data.active ? ' (current)' : ''}${data.path ? ` ${data.path}` : ''}`
+    case 'tab.activated':
+    case 'tab.closed':
+      return `${data.tabId}${data.forced ? ' (forced)' : ''}`
+    case 'tab.pinned':
+      return `${data.tabId} ${data.pinned ? 'pinned' : 'unpinned'}`
+    case 'workspace.opened':
+      return `${data.instanceId} ${data.root} in ${data.windowLabel}${data.approval ? ` (approval ${data.approval})` : ''}`
+    case 'approval.requested':
+      return `${data.approvalId} ${data.kind} ${data.subject} for ${data.principal ?? 'anonymous'} on ${data.connection}`
+    case 'approval.decided':
+      return `${data.approvalId} ${data.decision}`
+    case 'approval.consumed':
+      return `${data.approvalId}`
+    case 'setting.changed':
+      return `${data.key} = ${JSON.stringify(data.value)}`
+    case 'agent.added':
+    case 'agent.revoked':
+      return `${data.name}`
+    default:
+      return Object.keys(data ?? {}).join(', ')
+  }
+}
+
+/** Bytes become `{"base64": ...}` so JSON output stays lossless. */
+function jsonSafe(value: unknown): unknown {
+  if (value instanceof Uint8Array) return { base64: Buffer.from(value).toString('base64') }
+  if (Array.isArray(value)) return value.map(jsonSafe)
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, jsonSafe(inner)]))
+  }
+  return value
+}
