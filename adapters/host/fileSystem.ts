@@ -3,6 +3,7 @@ import { createFileExclusive, writeFileAtomic } from '../fs/atomicWrite.js'
 import { PathScope } from '../fs/pathScope.js'
 import { readText } from '../fs/readText.js'
 import { SaveQueue } from '../fs/saveQueue.js'
+import { removeStaleTemps } from '../fs/staleTemps.js'
 
 /** The core's file-system port on the real file system (adapters/fs), with the disk watcher told of Quire's own writes. */
 export function createFileSystem(announceWrite: (path: string, sha256: string) => void = () => {}): FileSystemPort {
@@ -21,6 +22,9 @@ export function createFileSystem(announceWrite: (path: string, sha256: string) =
     },
     writeAtomic: (path, content) => writeFileAtomic(path, content),
     createExclusive: (path, content) => createFileExclusive(path, content),
+    async removeStaleTemps(directory) {
+      await removeStaleTemps(directory)
+    },
     expectWrite(path, sha256) {
       announceWrite(path, sha256)
     },

@@ -70,6 +70,8 @@ export class FileCommands {
     const resolved = await this.fs.resolveInScope(filePath, this.scopeRoots())
     const text = await this.fs.readText(resolved.real)
     const path = resolved.real
+    // Saves killed mid-way (a crash, SIGKILL) may have left temp files beside the file: tidy them now.
+    await this.fs.removeStaleTemps(dirname(path))
     // GEN.5: a path inside a workspace goes to the window that owns that workspace; otherwise GEN.6's window.
     const owner = windowLabel === undefined ? this.instanceContaining(path, null) : null
     const window = resolveWindow(this.workspace.state, windowLabel ?? (owner === null ? undefined : this.workspace.state.instances.get(owner)!.windowLabel))

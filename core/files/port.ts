@@ -31,6 +31,8 @@ export interface FileSystemPort {
   writeAtomic(path: string, content: string): Promise<void>
   /** Creates a file that must not exist, atomically, never replacing anything (WS.SAVE_AS.6–8). */
   createExclusive(path: string, content: string): Promise<void>
+  /** Removes temp files that saves killed mid-way left in `directory` long ago (never anything else). */
+  removeStaleTemps(directory: string): Promise<void>
   /** Tells the disk watcher that Quire itself is about to write these bytes there (not an external change). */
   expectWrite(path: string, sha256: string): void
 }

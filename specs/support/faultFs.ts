@@ -13,6 +13,7 @@ import type { FileSystemPort, ResolvedPath, SaveOutcome } from '../../core/files
 import { createFileExclusive, writeFileAtomic, type WriteFaults, type WriteStep } from '../../adapters/fs/atomicWrite.js'
 import { PathScope } from '../../adapters/fs/pathScope.js'
 import { readText } from '../../adapters/fs/readText.js'
+import { removeStaleTemps } from '../../adapters/fs/staleTemps.js'
 import { SaveQueue } from '../../adapters/fs/saveQueue.js'
 
 /** A pause a test opens: `reached` settles when the paused code arrives, `release()` lets it go on. */
@@ -109,7 +110,11 @@ export class FaultyFileSystem {
   readonly port: FileSystemPort = {
     resolveInScope: async (path, roots): Promise<ResolvedPath> => {
       this.checked.push(path)
-      return (await PathScope.create(roots)).resolveInScope(path)
+      // As the real port does: Quire's roots are canonical, matched only as they are.
+      return (await PathScope.canonical(roots)).resolveInScope(path)
+    },
+    removeStaleTemps: async (directory) => {
+      await removeStaleTemps(directory)
     },
     readText: async (path) => {
       this.reads.push(path)
