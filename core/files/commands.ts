@@ -6,7 +6,8 @@ import { DISK, type Actor } from '../events/actor.js'
 import type { Approval } from '../../projections/approvals/approvalsState.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import { kindOfPath, titleOfPath } from '../documents/kind.js'
-import { documentStream } from '../documents/events.js'
+import { docIdOfStream, documentStream } from '../documents/events.js'
+import { APPROVALS_STREAM } from '../approvals/events.js'
 import { QuireError, isQuireError } from '../errors.js'
 import type { EventInput, EventStore, StreamAppend } from '../log/eventStore.js'
 import type { Settings } from '../settings/events.js'
@@ -216,7 +217,7 @@ export class FileCommands {
         }
         if (options.approval) {
           this.approvals.assertStillGranted(options.approval)
-          appends.push({ stream: 'approvals', events: [this.approvals.consumption(options.approval, caller.actor)] })
+          appends.push({ stream: APPROVALS_STREAM, events: [this.approvals.consumption(options.approval, caller.actor)] })
         }
         return { revision, journaled: await this.record(appends) }
       },
@@ -248,8 +249,8 @@ export class FileCommands {
       enqueued.forEach((result, index) => {
         const stream = appends[index]!.stream
         if (stream === WORKSPACE_STREAM) this.workspace.apply(result.events)
-        else if (stream === 'approvals') this.approvals.fold(result.events)
-        else this.documents.peek(result.events[0]!.stream.slice('doc:'.length))?.apply(result.events[0]!)
+        else if (stream === APPROVALS_STREAM) this.approvals.fold(result.events)
+        else for (const event of result.events) this.documents.peek(docIdOfStream(stream))?.apply(event)
       })
       return (await settlesWithin(enqueued[0]!.durable, JOURNAL_WAIT_MS)) ? 'yes' : 'pending'
     } catch {

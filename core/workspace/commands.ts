@@ -5,6 +5,7 @@ import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
 import type { EventStore } from '../log/eventStore.js'
 import type { ApprovalCommands } from '../approvals/commands.js'
+import { APPROVALS_STREAM } from '../approvals/events.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import type { DocumentKind } from '../documents/events.js'
 import { titleOfPath } from '../documents/kind.js'
@@ -139,7 +140,7 @@ export class WorkspaceCommands {
         stream: WORKSPACE_STREAM,
         events: [{ type: 'workspace.opened', actor: caller.actor, data: { instanceId, root: folder, windowLabel: window.label, approval: gate.approval.approvalId } }],
       },
-      { stream: 'approvals', events: [this.approvals.consumption(gate.approval, caller.actor)] },
+      { stream: APPROVALS_STREAM, events: [this.approvals.consumption(gate.approval, caller.actor)] },
     ])
     this.view.apply(opened!.events)
     this.approvals.fold(consumed!.events)
