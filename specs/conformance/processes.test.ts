@@ -27,6 +27,21 @@ describe('processes and identity (the MCP issue, item 1)', () => {
     }
   })
 
+  it('two quire mcp started at the same moment on one data directory: one owns it, the other attaches', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'quire-twin-'))
+    const [first, second] = await Promise.all([launchStdio({ home }), launchStdio({ home })])
+    try {
+      const created = await first.call('workspace', { action: 'new' })
+      expect(created.isError).toBe(false)
+      const state = await second.call('session', { action: 'get_state' })
+      const tabs = (state.structured!.windows as { tabs: { id: string }[] }[])[0]!.tabs
+      expect(tabs.map((tab) => tab.id)).toContain(created.structured!.tabId)
+    } finally {
+      await second.close()
+      await first.close()
+    }
+  })
+
   it('an agent token makes its name the principal on every event it causes; other tokens are refused', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'quire-agent-'))
     await writeFile(join(folder, 'a.md'), 'one\n')

@@ -9,7 +9,8 @@ import { startHttpServer } from '../../http/daemon.js'
 import { readPortFile } from '../../http/portFile.js'
 import { openQuire } from '../../host/quire.js'
 import { createMcpServer } from '../../mcp/server.js'
-import { findOwner } from '../owner.js'
+import { findOwner, type OwnerClient } from '../owner.js'
+import { DataDirLockedError } from '../../../core/log/errors.js'
 
 /**
  * `quire mcp`: what an AI client launches over stdio. When a daemon owns the data directory it attaches to it (a
@@ -21,13 +22,24 @@ import { findOwner } from '../owner.js'
 export async function mcpCommand(home: string, args: string[], log: (line: string) => void): Promise<number> {
   const { values } = parseArgs({ args, options: { workspace: { type: 'string', multiple: true } } })
   const agentToken = process.env.QUIRE_TOKEN || undefined
-  const owner = await findOwner(home)
-  if (owner) {
+  const attach = async (owner: OwnerClient) => {
     for (const folder of values.workspace ?? []) await owner.request('POST', '/admin/workspaces', { path: folder })
     const portFile = await readPortFile(home)
     return bridge(new URL('/mcp', owner.url), agentToken ?? portFile!.token, log)
   }
-  const quire = await openQuire(home)
+  const owner = await findOwner(home)
+  if (owner) return attach(owner)
+  let quire
+  try {
+    quire = await openQuire(home)
+  } catch (error) {
+    // Another `quire mcp` (an AI client starting two sessions at once) took the directory a moment ago and is still
+    // starting its HTTP endpoint: attach to it once it answers.
+    if (!(error instanceof DataDirLockedError)) throw error
+    const late = await waitForOwner(home, 5_000)
+    if (!late) throw error
+    return attach(late)
+  }
   try {
     const { services } = quire
     const agent = agentToken === undefined ? undefined : services.agents.authenticate(agentToken)
@@ -91,4 +103,14 @@ function stdinEnded(): Promise<void> {
     process.stdin.once('end', resolve)
     process.stdin.once('close', resolve)
   })
+}
+
+async function waitForOwner(home: string, ms: number): Promise<OwnerClient | undefined> {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    const owner = await findOwner(home)
+    if (owner) return owner
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return undefined
 }
