@@ -1,11 +1,11 @@
 import { newId } from '../ids.js'
 import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
-import type { EventInput, EventStore } from '../log/eventStore.js'
+import type { EventStore } from '../log/eventStore.js'
 import type { FoldedStream } from '../../projections/foldedStream.js'
 import { approvalStatus, findApproval, type Approval, type ApprovalsState, type ApprovalStatus } from '../../projections/approvals/approvalsState.js'
-import { appendToView } from '../views.js'
-import type { ApprovalKind } from './events.js'
+import { appendToView, viewAppend, type FoldingAppend } from '../views.js'
+import { APPROVAL_LIFETIME_MS, type ApprovalKind } from './events.js'
 
 /** Where an action that needs a person's approval stands for the connection that asks. */
 export type Gate =
@@ -26,7 +26,7 @@ export class ApprovalCommands {
 
   /**
    * Checks whether `connection` may do `kind` on `subject`. An approved, unused, unexpired approval grants it (the
-   * caller must record `consumption` with the action, atomically); otherwise a new request is raised unless one is
+   * caller appends `consumption` with the action, atomically); otherwise a new request is raised unless one is
    * already waiting or was denied (a denial stands until the person approves).
    */
   async gate(kind: ApprovalKind, subject: string, connection: string, principal: string | null, actor: Actor): Promise<Gate> {
@@ -41,22 +41,16 @@ export class ApprovalCommands {
     return { status: 'requested', approval: this.view.state.get(approvalId)! }
   }
 
-  /** Throws APPROVAL_REQUIRED if the approval was used or lapsed since it was checked. Call right before appending. */
-  assertStillGranted(approval: Approval): void {
+  /**
+   * The append that uses up an approval, to be written atomically with the approved action (`enqueueFolded`).
+   * Throws APPROVAL_REQUIRED if it was used or lapsed since it was checked: take it right before appending.
+   */
+  consumption(approval: Approval, actor: Actor): FoldingAppend {
     const current = this.view.state.get(approval.approvalId)
     if (!current || approvalStatus(current, this.now()) !== 'approved') {
       throw new QuireError('APPROVAL_REQUIRED', `approval ${approval.approvalId} was already used or has expired; ask again`)
     }
-  }
-
-  /** The event that uses up an approval; append it in the same atomic write as the approved action. */
-  consumption(approval: Approval, actor: Actor): EventInput {
-    return { type: 'approval.consumed', actor, data: { approvalId: approval.approvalId } }
-  }
-
-  /** Folds events appended elsewhere (by an atomic append that included a consumption). */
-  fold(events: Parameters<FoldedStream<ApprovalsState>['apply']>[0]): void {
-    this.view.apply(events)
+    return viewAppend(this.view, [{ type: 'approval.consumed', actor, data: { approvalId: approval.approvalId } }])
   }
 
   /** The person's decision. Deciding again is allowed while the approval is unused (deny, then approve). */
@@ -80,6 +74,6 @@ export class ApprovalCommands {
     const status = approvalStatus(approval, this.now())
     const live = status === 'pending' || status === 'approved'
     const since = approval.decidedAt ?? approval.requestedAt
-    return { ...approval, status, expiresAt: live ? since + 5 * 60 * 1000 : null }
+    return { ...approval, status, expiresAt: live ? since + APPROVAL_LIFETIME_MS : null }
   }
 }

@@ -261,7 +261,7 @@ export class DocumentCommands {
   private async require(docId: string): Promise<DocumentState> {
     const state = await this.documents.get(docId)
     if (!state) throw new QuireError('NOT_FOUND', `no document ${docId}`)
-    await this.store.streamHead(documentStream(docId))
+    // Loading (or creating) a document loaded its stream's head, so appends need no await after this.
     return state
   }
 

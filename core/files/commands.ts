@@ -6,14 +6,12 @@ import { DISK, type Actor } from '../events/actor.js'
 import type { Approval } from '../../projections/approvals/approvalsState.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import { kindOfPath, titleOfPath } from '../documents/kind.js'
-import { docIdOfStream, documentStream } from '../documents/events.js'
-import { APPROVALS_STREAM } from '../approvals/events.js'
+import { documentStream } from '../documents/events.js'
 import { QuireError, isQuireError } from '../errors.js'
-import type { EventInput, EventStore, StreamAppend } from '../log/eventStore.js'
+import type { EventInput, EventStore } from '../log/eventStore.js'
 import type { Settings } from '../settings/events.js'
-import { appendToView } from '../views.js'
+import { appendToView, enqueueFolded, viewAppend, type FoldingAppend } from '../views.js'
 import type { Caller } from '../workspace/commands.js'
-import { WORKSPACE_STREAM } from '../workspace/events.js'
 import { resolveTab, resolveWindow } from '../workspace/tabs.js'
 import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
 import { sha256 } from '../../projections/documents/documentState.js'
@@ -156,7 +154,7 @@ export class FileCommands {
    * `document.write`: the journaled write, then the save it asks for (DOC.WRITE.5–11). A failed save never undoes
    * the write; it is reported in `save_error`.
    */
-  async write(tabId: string, content: string, expectedRevision: string | undefined, save: boolean, caller: Caller): Promise<WriteResponse> {
+  async write(tabId: string | undefined, content: string, expectedRevision: string | undefined, save: boolean, caller: Caller): Promise<WriteResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
     const outcome = await this.documentCommands.write({
       docId: tab.docId,
@@ -211,14 +209,13 @@ export class FileCommands {
           throw new QuireError('INTERNAL', `could not write ${path}: ${(error as Error).message}`, { written: false })
         }
         const saved: EventInput = { type: 'document.saved', actor: caller.actor, data: { path, sha256: digest, length: text.length, reason: 'save' } }
-        const appends: StreamAppend[] = [{ stream: documentStream(tab.docId), events: [saved] }]
+        const appends: FoldingAppend[] = [
+          { stream: documentStream(tab.docId), events: [saved], fold: (recorded) => recorded.forEach((event) => document.apply(event)) },
+        ]
         if (path !== tab.path) {
-          appends.push({ stream: WORKSPACE_STREAM, events: [{ type: 'document.retargeted', actor: caller.actor, data: { docId: tab.docId, path } }] })
+          appends.push(viewAppend(this.workspace, [{ type: 'document.retargeted', actor: caller.actor, data: { docId: tab.docId, path } }]))
         }
-        if (options.approval) {
-          this.approvals.assertStillGranted(options.approval)
-          appends.push({ stream: APPROVALS_STREAM, events: [this.approvals.consumption(options.approval, caller.actor)] })
-        }
+        if (options.approval) appends.push(this.approvals.consumption(options.approval, caller.actor))
         return { revision, journaled: await this.record(appends) }
       },
       async () => {
@@ -242,17 +239,9 @@ export class FileCommands {
   }
 
   /** Appends the save's events; the journal's state never turns a save into an error (JRNL.17). */
-  private async record(appends: StreamAppend[]): Promise<Journaled> {
+  private async record(appends: FoldingAppend[]): Promise<Journaled> {
     try {
-      // No await before this append: the approval check just before it must still hold when it lands.
-      const enqueued = this.store.enqueueAtomic(appends)
-      enqueued.forEach((result, index) => {
-        const stream = appends[index]!.stream
-        if (stream === WORKSPACE_STREAM) this.workspace.apply(result.events)
-        else if (stream === APPROVALS_STREAM) this.approvals.fold(result.events)
-        else for (const event of result.events) this.documents.peek(docIdOfStream(stream))?.apply(event)
-      })
-      return (await settlesWithin(enqueued[0]!.durable, JOURNAL_WAIT_MS)) ? 'yes' : 'pending'
+      return (await settlesWithin(enqueueFolded(this.store, appends), JOURNAL_WAIT_MS)) ? 'yes' : 'pending'
     } catch {
       return 'no'
     }

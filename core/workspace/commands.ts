@@ -5,16 +5,14 @@ import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
 import type { EventStore } from '../log/eventStore.js'
 import type { ApprovalCommands } from '../approvals/commands.js'
-import { APPROVALS_STREAM } from '../approvals/events.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import type { DocumentKind } from '../documents/events.js'
 import { titleOfPath } from '../documents/kind.js'
 import type { Settings } from '../settings/events.js'
-import { appendToView } from '../views.js'
+import { appendToView, enqueueFolded, viewAppend } from '../views.js'
 import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
 import type { FoldedStream } from '../../projections/foldedStream.js'
 import type { WorkspaceState } from '../../projections/workspace/workspaceState.js'
-import { WORKSPACE_STREAM } from './events.js'
 import { isVisible, resolveTab, resolveWindow } from './tabs.js'
 
 /** The MCP connection a command comes from: approvals are bound to it. */
@@ -133,18 +131,13 @@ export class WorkspaceCommands {
     }
     const window = resolveWindow(this.view.state)
     const instanceId = newId('wsi')
-    // From here to the append nothing awaits, so two racing retries cannot both use one approval.
-    this.approvals.assertStillGranted(gate.approval)
-    const [opened, consumed] = this.store.enqueueAtomic([
-      {
-        stream: WORKSPACE_STREAM,
-        events: [{ type: 'workspace.opened', actor: caller.actor, data: { instanceId, root: folder, windowLabel: window.label, approval: gate.approval.approvalId } }],
-      },
-      { stream: APPROVALS_STREAM, events: [this.approvals.consumption(gate.approval, caller.actor)] },
+    await enqueueFolded(this.store, [
+      viewAppend(this.view, [
+        { type: 'workspace.opened', actor: caller.actor, data: { instanceId, root: folder, windowLabel: window.label, approval: gate.approval.approvalId } },
+      ]),
+      // Checked and appended with no await between: two racing retries cannot both use one approval.
+      this.approvals.consumption(gate.approval, caller.actor),
     ])
-    this.view.apply(opened!.events)
-    this.approvals.fold(consumed!.events)
-    await opened!.durable
     return { opened: true, workspaceInstanceId: instanceId, folderPath: folder }
   }
 }

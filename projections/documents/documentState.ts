@@ -103,16 +103,8 @@ export class DocumentState {
   apply(event: RecordedEvent): void {
     switch (event.type) {
       case 'document.created': {
-        const data = event.data as DocumentMeta & { update: Uint8Array }
-        this.meta = {
-          docId: data.docId,
-          kind: data.kind,
-          path: data.path,
-          title: data.title,
-          origin: data.origin,
-          createdAt: event.at,
-        }
-        this.applyUpdate(data.update)
+        this.meta = metaOf(event)
+        this.applyUpdate((event.data as { update: Uint8Array }).update)
         // Creation brings the content into existence, even empty content.
         this.revisionPosition = event.position
         break
@@ -214,10 +206,7 @@ export class DocumentState {
       return
     }
     if (event.type === 'document.created' || changedText) this.revisionPosition = event.position
-    if (event.type === 'document.created') {
-      const data = event.data as DocumentMeta
-      this.meta = { docId: data.docId, kind: data.kind, path: data.path, title: data.title, origin: data.origin, createdAt: event.at }
-    }
+    if (event.type === 'document.created') this.meta = metaOf(event)
     this.version = event.streamVersion
     this.position = event.position
   }
@@ -265,6 +254,12 @@ export class DocumentState {
   destroy(): void {
     this.ydoc.destroy()
   }
+}
+
+/** A document's metadata from its `document.created` event. */
+function metaOf(event: RecordedEvent): DocumentMeta {
+  const data = event.data as Omit<DocumentMeta, 'createdAt'>
+  return { docId: data.docId, kind: data.kind, path: data.path, title: data.title, origin: data.origin, createdAt: event.at }
 }
 
 function sameState(a: Map<number, number>, b: Map<number, number>): boolean {

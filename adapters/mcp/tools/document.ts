@@ -1,6 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
-import { resolveTab } from '../../../core/workspace/tabs.js'
 import type { ToolContext } from '../context.js'
 import { fromError, plainError, RECOVERY, success } from '../results.js'
 import { id } from '../schemas.js'
@@ -33,8 +32,7 @@ export function registerDocument(server: McpServer, context: ToolContext): void 
       }
       try {
         if (args.action === 'read') return success(await services.files.read(args.tabId), RECOVERY.documentRead)
-        const tab = resolveTab(services.engine.views.workspace.state, args.tabId)
-        return success({ ...(await services.files.write(tab.tabId, args.content!, args.expected_revision, args.save ?? true, caller)) })
+        return success({ ...(await services.files.write(args.tabId, args.content!, args.expected_revision, args.save ?? true, caller)) })
       } catch (error) {
         return fromError(error)
       }

@@ -43,7 +43,8 @@ export async function sessionState(context: ToolContext): Promise<Record<string,
       tabs.push({
         id: tab.tabId,
         filePath: tab.path,
-        title: document?.meta?.path === null && document.meta.title !== 'Untitled' ? document.meta.title : titleOfPath(tab.path),
+        // A file's tab is named after the file; an untitled (or trace) document keeps the title it was made with.
+        title: tab.path !== null ? titleOfPath(tab.path) : (document?.meta?.title ?? titleOfPath(null)),
         dirty: document?.dirty ?? false,
         revision: document?.revision ?? null,
         kind: document?.meta?.kind ?? 'markdown',
