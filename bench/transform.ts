@@ -1,0 +1,114 @@
+import { pangu as panguInstance } from 'pangu'
+import { transformText, type CjkTransformKind } from '../core/text/cjk/transform.js'
+import { fmtInt, fmtMs, fmtRatio, median, now, printTable, printTargets, type Benchmark, type TargetResult } from './util.js'
+
+/**
+ * `document.transform`'s pure CJK rewrites on a deterministic ~1 MB mixed Chinese/English Markdown document:
+ * `cjk-spacing` against `pangu.spacingText` on the same text (warm-up, then the median of interleaved runs), and
+ * `cjk-punctuation` / `cjk-format` as recorded figures.
+ */
+
+const RUNS = Number(process.env.QUIRE_BENCH_TRANSFORM_RUNS ?? 15)
+const TARGET_BYTES = 1_000_000
+
+/** pangu 7.2.1's Node typings reference a declaration file the package does not ship; this is its real API. */
+const pangu = panguInstance as unknown as { spacingText(text: string): string }
+
+/** A small deterministic generator (mulberry32), so every run formats the same document. */
+function random(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const HAN = '的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经'
+const WORDS = ['Python', 'TypeScript', 'API', 'Markdown', 'MCP', 'Node.js', 'GitHub', 'JSON', 'CJK', 'editor', 'revision', 'v2', 'HTTP']
+const PUNCTUATION = ['，', '。', ',', '.', '：', '；', '！', '?', '（注意）', '(note)']
+
+/** ~1 MB of Markdown: headings, paragraphs mixing Han, English words, numbers and punctuation, code blocks, links. */
+export function buildDocument(bytes = TARGET_BYTES): string {
+  const next = random(0xc0ffee)
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!
+  const han = (length: number) => Array.from({ length }, () => pick([...HAN])).join('')
+  const parts: string[] = []
+  let size = 0
+  let section = 0
+  while (size < bytes) {
+    const block: string[] = []
+    if (section % 6 === 0) block.push(`## 第${section}节 ${pick(WORDS)}概述\n`)
+    const sentences = 3 + Math.floor(next() * 5)
+    const sentence: string[] = []
+    for (let index = 0; index < sentences; index++) {
+      const roll = next()
+      if (roll < 0.35) sentence.push(han(2 + Math.floor(next() * 8)), pick(WORDS), han(1 + Math.floor(next() * 6)))
+      else if (roll < 0.55) sentence.push(han(3), String(Math.floor(next() * 10000)), han(2))
+      else if (roll < 0.65) sentence.push(han(2), `\`${pick(WORDS).toLowerCase()}()\``, han(3))
+      else if (roll < 0.72) sentence.push(han(2), `[${pick(WORDS)}文档](https://example.com/${section}/${index})`, han(2))
+      else sentence.push(han(4 + Math.floor(next() * 10)))
+      sentence.push(pick(PUNCTUATION))
+    }
+    block.push(sentence.join(''))
+    if (section % 5 === 2) block.push(`\n\`\`\`ts\nconst 中文${section} = "${pick(WORDS)}中文" // 注释Comment\n\`\`\``)
+    if (section % 7 === 3) block.push(`\n- 列表${pick(WORDS)}项目\n- 第${section}项：${han(5)}`)
+    const text = block.join('\n') + '\n\n'
+    parts.push(text)
+    size += Buffer.byteLength(text)
+    section++
+  }
+  return parts.join('')
+}
+
+/**
+ * Median milliseconds of each body, measured interleaved (one run of each per round, after two warm-up rounds) so
+ * that GC pauses and machine noise fall on all of them alike rather than on whichever happened to run last.
+ */
+function timeInterleaved(bodies: readonly (() => string)[]): number[] {
+  for (let round = 0; round < 2; round++) for (const body of bodies) body()
+  const samples = bodies.map((): number[] => [])
+  for (let round = 0; round < RUNS; round++) {
+    bodies.forEach((body, index) => {
+      const start = now()
+      body()
+      samples[index]!.push(now() - start)
+    })
+  }
+  return samples.map((values) => median(values))
+}
+
+async function run(): Promise<TargetResult[]> {
+  const document = buildDocument()
+  console.log(`document: ${fmtInt(Buffer.byteLength(document))} bytes, ${fmtInt(document.length)} UTF-16 units, ${fmtInt(document.split('\n').length)} lines`)
+  const kinds: CjkTransformKind[] = ['cjk-spacing', 'cjk-punctuation', 'cjk-format']
+  // The target pair is measured together; the other kinds on their own, so their garbage does not bill either side.
+  const [panguMs, spacingOnly] = timeInterleaved([() => pangu.spacingText(document), () => transformText('cjk-spacing', document)])
+  const figures = new Map<CjkTransformKind, number>([['cjk-spacing', spacingOnly!]])
+  for (const kind of ['cjk-punctuation', 'cjk-format'] as const) figures.set(kind, timeInterleaved([() => transformText(kind, document)])[0]!)
+  const spacingMs = figures.get('cjk-spacing')!
+  const ratio = spacingMs / panguMs!
+  printTable(
+    `transform: medians of ${RUNS} interleaved runs on the same ~1 MB document`,
+    ['transform', 'median', 'vs pangu.spacingText'],
+    [
+      ['pangu.spacingText', fmtMs(panguMs!), '1.00x'],
+      ...kinds.map((kind) => [kind, fmtMs(figures.get(kind)!), fmtRatio(figures.get(kind)! / panguMs!)]),
+    ],
+  )
+  const targets: TargetResult[] = [
+    { benchmark: 'transform', name: 'cjk-spacing / pangu.spacingText', ratio, target: '≤ 1x', met: ratio <= 1 },
+    { benchmark: 'transform', name: 'cjk-punctuation / pangu.spacingText', ratio: figures.get('cjk-punctuation')! / panguMs!, target: '-', met: null },
+    { benchmark: 'transform', name: 'cjk-format / pangu.spacingText', ratio: figures.get('cjk-format')! / panguMs!, target: '-', met: null },
+  ]
+  printTargets('transform', targets)
+  return targets
+}
+
+export const transformBenchmark: Benchmark = {
+  name: 'transform',
+  description: 'cjk-spacing vs pangu.spacingText on ~1 MB of mixed CJK/Latin Markdown; cjk-punctuation and cjk-format as figures',
+  run,
+}
