@@ -1,11 +1,14 @@
 import { cpus, loadavg } from 'node:os'
 import { appendBenchmark } from './append.js'
+import { applyPatchBenchmark } from './applyPatch.js'
 import { coldOpenBenchmark } from './coldOpen.js'
 import { ingestBenchmark } from './ingest.js'
 import { mcpFilesystemBenchmark } from './mcpFilesystem.js'
 import { mcpThroughputBenchmark } from './mcpThroughput.js'
 import { mcpWriteBenchmark } from './mcpWrite.js'
 import { rssBenchmark } from './rss.js'
+import { transformBenchmark } from './transform.js'
+import { validateBenchmark } from './validate.js'
 import { fmtRatio, metLabel, now, printTable, type Benchmark, type TargetResult } from './util.js'
 
 /**
@@ -19,6 +22,7 @@ import { fmtRatio, metLabel, now, printTable, type Benchmark, type TargetResult 
 
 const benchmarks: readonly Benchmark[] = [
   appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark,
+  transformBenchmark, applyPatchBenchmark, validateBenchmark,
 ]
 
 const names = process.argv.slice(2)

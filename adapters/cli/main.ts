@@ -9,7 +9,7 @@ import { logCommand } from './commands/log.js'
 import { replayCommand } from './commands/replay.js'
 import { statusCommand } from './commands/status.js'
 import { mcpCommand } from './commands/mcp.js'
-import { agentCommand, approvalsCommand, divergenceCommand, historyCommand } from './commands/person.js'
+import { agentCommand, approvalsCommand, divergenceCommand, historyCommand, settingsCommand } from './commands/person.js'
 import { serveCommand } from './commands/serve.js'
 import { verifyCommand } from './commands/verify.js'
 import { USAGE, UsageError } from './usage.js'
@@ -29,6 +29,7 @@ const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean; raw?: 
   agent: { run: agentCommand },
   approvals: { run: approvalsCommand },
   history: { run: historyCommand },
+  settings: { run: settingsCommand },
   divergence: { run: divergenceCommand },
 }
 

@@ -18,6 +18,8 @@ commands:
   agent add NAME          print a new token for an AI client (its principal on every event)
   approvals [list | approve ID | deny ID]
                           the person's side of every approval an assistant asked for
+  settings [list | set KEY VALUE]
+                          the person's settings, e.g. cjkFormatting.quoteStyle corner for the cjk-format transform
   history PATH_OR_ID      every save (assistants' marked (mcp)) and open of a document, with revisions
   divergence keep|reload PATH_OR_ID
                           a file changed on disk under unsaved changes: keep the tab's text, or reload the file's

@@ -31,6 +31,7 @@ export async function openQuire(home: string, options: QuireOptions = {}): Promi
     services,
     async close() {
       diskSync?.close()
+      await services.validator.close()
       await engine.close()
     },
   }

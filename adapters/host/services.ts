@@ -5,6 +5,8 @@ import { SettingsCommands } from '../../core/settings/commands.js'
 import { WorkspaceCommands } from '../../core/workspace/commands.js'
 import { FileCommands } from '../../core/files/commands.js'
 import type { FileSystemPort } from '../../core/files/port.js'
+import { RewriteCommands } from '../../core/documents/rewrites.js'
+import { createWorkflowValidator, type WorkflowValidator } from '../actionlint/validator.js'
 
 /** Everything an adapter may call: the engine's views and the commands, wired once per process. */
 export interface Services {
@@ -14,6 +16,9 @@ export interface Services {
   readonly agents: AgentCommands
   readonly settings: SettingsCommands
   readonly files: FileCommands
+  readonly rewrites: RewriteCommands
+  /** actionlint for `workflow.validate`; its engine starts on first use. */
+  readonly validator: WorkflowValidator
   readonly version: string
 }
 
@@ -22,6 +27,8 @@ export function createServices(engine: Engine, fileSystem: FileSystemPort, versi
   const { store, views, documents } = engine
   return {
     files: new FileCommands(store, views.workspace, views.settings, documents, engine.commands.documents, approvals, fileSystem),
+    rewrites: new RewriteCommands(views.workspace, views.settings, documents, engine.commands.documents),
+    validator: createWorkflowValidator(),
     engine,
     approvals,
     agents: new AgentCommands(engine.store, engine.views.agents),

@@ -9,6 +9,7 @@ import { auditEvents, type AuditEvent } from '../../core/audit/auditEvent.js'
 import { replayDocument } from '../../core/audit/replay.js'
 import { verify } from '../../core/audit/verify.js'
 import { resolveDocument } from '../../core/documents/resolve.js'
+import { settingEntries } from '../../core/settings/events.js'
 
 /**
  * The person's side of the daemon, for the `quire` CLI (and later the console): approvals and agent tokens.
@@ -28,6 +29,13 @@ export function adminRoutes(services: Services): Hono {
   app.post('/approvals/:id/:decision{approve|deny}', async (c) => {
     const decision = c.req.param('decision') === 'approve' ? 'approved' : 'denied'
     return c.json({ approval: await services.approvals.decide(c.req.param('id'), decision, USER) })
+  })
+  app.get('/settings', (c) => c.json({ settings: Object.fromEntries(settingEntries(services.settings.state)) }))
+  app.post('/settings', async (c) => {
+    const body = z.object({ key: z.string().min(1), value: z.union([z.boolean(), z.string(), z.number()]) }).safeParse(await c.req.json().catch(() => null))
+    if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"key": "...", "value": true | "text" | 1}' }, 400)
+    await services.settings.set(body.data.key, body.data.value, USER)
+    return c.json({ settings: Object.fromEntries(settingEntries(services.settings.state)) })
   })
   app.post('/agents', async (c) => {
     const body = z.object({ name: z.string() }).safeParse(await c.req.json().catch(() => null))

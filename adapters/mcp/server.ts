@@ -3,6 +3,7 @@ import type { ToolContext } from './context.js'
 import { SERVER_INSTRUCTIONS } from './instructions.js'
 import { registerDocument } from './tools/document.js'
 import { registerSession } from './tools/session.js'
+import { registerWorkflow } from './tools/workflow.js'
 import { registerWorkspace } from './tools/workspace.js'
 
 /**
@@ -17,5 +18,6 @@ export function createMcpServer(context: ToolContext): McpServer {
   registerSession(server, context)
   registerWorkspace(server, context)
   registerDocument(server, context)
+  registerWorkflow(server, context)
   return server
 }

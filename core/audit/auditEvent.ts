@@ -65,7 +65,7 @@ export function summarize(event: RecordedEvent): string {
     case 'document.changed':
       return `${(data.update as Uint8Array).length} B update` + (data.journal ? ` applying journal entry ${data.journal}` : '')
     case 'journal.recorded':
-      return `${data.operation} of ${(data.text as string).length} chars on ${data.baseRevision}`
+      return `${data.operation}${data.detail ? ` ${abbreviate(data.detail as string, 80)}` : ''} of ${(data.text as string).length} chars on ${data.baseRevision}`
     case 'document.saved':
       return `${data.reason} ${data.path} (${data.length} chars, sha256 ${(data.sha256 as string).slice(0, 12)})`
     case 'document.diverged':
@@ -108,3 +108,5 @@ function jsonSafe(value: unknown): unknown {
   }
   return value
 }
+
+const abbreviate = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)

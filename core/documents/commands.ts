@@ -7,7 +7,7 @@ import { newId } from '../ids.js'
 import { QuireError } from '../errors.js'
 import { DocumentState, sha256 } from '../../projections/documents/documentState.js'
 import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
-import { documentStream, type DocumentKind } from './events.js'
+import { documentStream, type DocumentKind, type JournalOperation } from './events.js'
 import { positionOfRevision } from './revision.js'
 import { textHunks } from './textDiff.js'
 import { DocumentTurns } from './turns.js'
@@ -25,7 +25,14 @@ export interface CreateDocumentInput {
 
 export interface WriteInput {
   readonly docId: string
-  readonly content: string
+  /**
+   * The complete new text, or how to compute it from the current text (a transform, a patch): computed inside the
+   * document's turn, after the revision check, so it rewrites exactly the text the STALE check accepted.
+   */
+  readonly content: string | ((current: string) => string)
+  /** What the journal records this edit as (`write` by default), and what was asked for (a transform kind, patches). */
+  readonly operation?: JournalOperation
+  readonly detail?: string
   readonly expectedRevision?: string
   readonly actor: Actor
   /**
@@ -82,7 +89,7 @@ export class DocumentCommands {
 
   async create(input: CreateDocumentInput): Promise<{ docId: string; revision: string }> {
     const content = normalizeLineEndings(input.content)
-    if (hasLoneSurrogate(content)) throw new QuireError('INVALID_TEXT', 'content contains an unpaired UTF-16 surrogate')
+    assertWellFormed(content)
     const docId = newId('d')
     const stream = documentStream(docId)
     await this.store.streamHead(stream)
@@ -119,9 +126,7 @@ export class DocumentCommands {
    * JOURNAL_DEGRADED until it lands (the log retries it in the background, JRNL.5–6).
    */
   async write(input: WriteInput): Promise<WriteOutcome> {
-    if (hasLoneSurrogate(input.content)) {
-      throw new QuireError('INVALID_TEXT', 'content contains an unpaired UTF-16 surrogate')
-    }
+    if (typeof input.content === 'string') assertWellFormed(input.content)
     const state = await this.require(input.docId)
     return this.turns.run(input.docId, async () => {
       const pending = this.pending.get(input.docId)
@@ -133,14 +138,19 @@ export class DocumentCommands {
       }
       this.checkExpectedRevision(state, input.expectedRevision)
       this.checkParent(input.docId, input.writer)
-      const content = normalizeLineEndings(input.content)
+      const content = normalizeLineEndings(typeof input.content === 'string' ? input.content : input.content(state.content))
+      if (typeof input.content !== 'string') assertWellFormed(content)
       const baseRevision = state.revisionPosition
       const hunks = textHunks(state.content, content)
       if (hunks.length === 0) return { revision: state.revision, changed: false, durable: true }
 
       const stream = documentStream(input.docId)
       const journal = this.store.enqueue(stream, [
-        { type: 'journal.recorded', actor: input.actor, data: { operation: 'write', text: content, baseRevision: state.revision } },
+        {
+          type: 'journal.recorded',
+          actor: input.actor,
+          data: { operation: input.operation ?? 'write', text: content, baseRevision: state.revision, ...(input.detail === undefined ? {} : { detail: input.detail }) },
+        },
       ])
       state.apply(journal.events[0]!)
       if (!(await this.within(journal.durable, input.docId, 'recording'))) {
@@ -287,6 +297,10 @@ export class DocumentCommands {
       throw error
     }
   }
+}
+
+function assertWellFormed(text: string): void {
+  if (hasLoneSurrogate(text)) throw new QuireError('INVALID_TEXT', 'content contains an unpaired UTF-16 surrogate')
 }
 
 function assertDecodableUpdate(update: Uint8Array): void {

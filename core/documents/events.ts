@@ -41,17 +41,23 @@ export const DocumentChanged = defineEvent({
   }),
 })
 
+/** The AI edits the journal records: a whole-text write, a CJK transform, a workflow patch. */
+export const JOURNAL_OPERATIONS = ['write', 'transform', 'apply_patch'] as const
+export type JournalOperation = (typeof JOURNAL_OPERATIONS)[number]
+
 /**
  * The agent edit journal: an AI edit's intent, recorded (and fsync'd) before the document is touched. It holds the
- * complete text the edit asks for and the revision it was based on.
+ * complete text the edit asks for and the revision it was based on; `detail` says what a transform or patch asked
+ * for (the transform kind, the patches), so the history shows the request and not only its result.
  */
 export const JournalRecorded = defineEvent({
   type: 'journal.recorded',
   version: 1,
   schema: z.object({
-    operation: z.enum(['write']),
+    operation: z.enum(JOURNAL_OPERATIONS),
     text: z.string(),
     baseRevision: z.string(),
+    detail: z.string().optional(),
   }),
 })
 

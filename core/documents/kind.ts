@@ -1,11 +1,17 @@
 import { basename, dirname, sep } from 'node:path'
+import { looksLikeWorkflow } from '../workflow/detect.js'
 import type { DocumentKind } from './events.js'
 
-/** A GitHub Actions workflow lives at `.github/workflows/*.yml|yaml`; everything else is Markdown (DESIGN §4). */
-export function kindOfPath(path: string): DocumentKind {
+/**
+ * A GitHub Actions workflow lives at `.github/workflows/*.yml|yaml`, or is any other YAML file whose text has the
+ * workflow's top-level `on:` and `jobs:` (a workflow kept elsewhere, a reusable one being drafted); everything else
+ * is Markdown (DESIGN §4).
+ */
+export function kindOfFile(path: string, content: string): DocumentKind {
+  if (!/\.ya?ml$/i.test(basename(path))) return 'markdown'
   const directory = dirname(path)
   const isWorkflowDir = directory.endsWith(`${sep}.github${sep}workflows`) || directory === `.github${sep}workflows`
-  return isWorkflowDir && /\.ya?ml$/i.test(basename(path)) ? 'yaml-workflow' : 'markdown'
+  return isWorkflowDir || looksLikeWorkflow(content) ? 'yaml-workflow' : 'markdown'
 }
 
 /** The title a tab shows: the file name without its extension, or "Untitled". */

@@ -5,7 +5,7 @@ import type { ApprovalCommands } from '../approvals/commands.js'
 import { DISK, type Actor } from '../events/actor.js'
 import type { Approval } from '../../projections/approvals/approvalsState.js'
 import type { DocumentCommands } from '../documents/commands.js'
-import { kindOfPath, titleOfPath } from '../documents/kind.js'
+import { kindOfFile, titleOfPath } from '../documents/kind.js'
 import { documentStream } from '../documents/events.js'
 import { QuireError, isQuireError } from '../errors.js'
 import type { EventInput, EventStore } from '../log/eventStore.js'
@@ -88,7 +88,7 @@ export class FileCommands {
     } else {
       docId = (
         await this.documentCommands.create({
-          kind: kindOfPath(path), content: text, path, title: titleOfPath(path), origin: 'file', actor: caller.actor, matchesFile: true,
+          kind: kindOfFile(path, text), content: text, path, title: titleOfPath(path), origin: 'file', actor: caller.actor, matchesFile: true,
         })
       ).docId
     }

@@ -260,3 +260,37 @@ describe('quire argument parsing', () => {
     expect({ code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({ code: 0, stderr: '', stdout: '' })
   })
 })
+
+describe('quire settings', () => {
+  it('lists every setting, sets one typed like its default, refuses unknown keys and bad values, and records each change as an event', async () => {
+    const home = await newDir()
+    const listed = lines(ok(await runCli(['settings'], { home })))
+    expect(listed.some((line) => /^autoApproveSaves\s+false$/.test(line))).toBe(true)
+    expect(listed.some((line) => /^cjkFormatting\.quoteStyle\s+"curly"$/.test(line))).toBe(true)
+    expect(listed.some((line) => /^cjkFormatting\.consecutivePunctuationLimit\s+0$/.test(line))).toBe(true)
+
+    expect(ok(await runCli(['settings', 'set', 'cjkFormatting.quoteStyle', 'corner'], { home }))).toBe('cjkFormatting.quoteStyle = "corner"\n')
+    expect(ok(await runCli(['settings', 'set', 'cjkFormatting.consecutivePunctuationLimit', '1'], { home }))).toBe('cjkFormatting.consecutivePunctuationLimit = 1\n')
+    expect(ok(await runCli(['settings', 'set', 'cjkFormatting.fullwidthBrackets', 'on'], { home }))).toBe('cjkFormatting.fullwidthBrackets = true\n')
+
+    for (const [args, message] of [
+      [['settings', 'set', 'cjkFormatting.nope', 'true'], /unknown setting cjkFormatting\.nope/],
+      [['settings', 'set', 'cjkFormatting.quoteStyle', 'fancy'], /not a valid value/],
+      [['settings', 'set', 'cjkFormatting.fullwidthBrackets', 'maybe'], /true or false/],
+      [['settings', 'set', 'cjkFormatting.consecutivePunctuationLimit', 'two'], /is a number/],
+    ] as const) {
+      const refused = await runCli(args, { home })
+      expect(refused.code, refused.stderr).toBe(1)
+      expect(refused.stderr).toMatch(message)
+    }
+    const after = lines(ok(await runCli(['settings'], { home })))
+    expect(after.some((line) => /^cjkFormatting\.quoteStyle\s+"corner"$/.test(line))).toBe(true)
+    expect(after.some((line) => /^cjkFormatting\.fullwidthBrackets\s+true$/.test(line))).toBe(true)
+    const changes = jsonLines(await runCli(['log', '--json', '--stream', 'settings'], { home }))
+    expect(changes.map((event) => [event.type, event.data])).toEqual([
+      ['setting.changed', { key: 'cjkFormatting.quoteStyle', value: 'corner' }],
+      ['setting.changed', { key: 'cjkFormatting.consecutivePunctuationLimit', value: 1 }],
+      ['setting.changed', { key: 'cjkFormatting.fullwidthBrackets', value: true }],
+    ])
+  })
+})

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { documentHistory, type HistoryEntry } from '../../../core/audit/history.js'
 import { resolveDocument } from '../../../core/documents/resolve.js'
 import { USER } from '../../../core/events/actor.js'
+import { parseSettingValue, settingEntries, type SettingValue } from '../../../core/settings/events.js'
 import type { ApprovalView } from '../../../core/approvals/commands.js'
 import { openQuire } from '../../host/quire.js'
 import type { Services } from '../../host/services.js'
@@ -103,5 +104,40 @@ export async function divergenceCommand(home: string, args: string[], out: (line
     },
   )
   out(`${docId}: ${choice === 'keep' ? "kept the tab's version" : "reloaded the file's version"}`)
+  return 0
+}
+
+/**
+ * `quire settings [list | set KEY VALUE]`: the person's settings, such as `cjkFormatting.quoteStyle corner` for
+ * `document.transform {kind: "cjk-format"}`. Each change is a `setting.changed` event in the log.
+ */
+export async function settingsCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
+  const [action = 'list', key, value, ...rest] = args
+  let settings: Record<string, SettingValue>
+  if (action === 'list' && key === undefined) {
+    settings = await withOwner(
+      home,
+      async (owner) => (await owner.request<{ settings: Record<string, SettingValue> }>('GET', '/admin/settings')).settings,
+      async (services) => Object.fromEntries(settingEntries(services.settings.state)),
+    )
+  } else if (action === 'set' && key !== undefined && value !== undefined && rest.length === 0) {
+    settings = await withOwner(
+      home,
+      async (owner) => {
+        const current = (await owner.request<{ settings: Record<string, SettingValue> }>('GET', '/admin/settings')).settings
+        const typed = parseSettingValue(current, key, value)
+        return (await owner.request<{ settings: Record<string, SettingValue> }>('POST', '/admin/settings', { key, value: typed })).settings
+      },
+      async (services) => {
+        await services.settings.set(key, parseSettingValue(Object.fromEntries(settingEntries(services.settings.state)), key, value), USER)
+        return Object.fromEntries(settingEntries(services.settings.state))
+      },
+    )
+    out(`${key} = ${JSON.stringify(settings[key])}`)
+    return 0
+  } else {
+    throw new UsageError('settings [list | set KEY VALUE]')
+  }
+  for (const [name, current] of Object.entries(settings)) out(`${name.padEnd(44)} ${JSON.stringify(current)}`)
   return 0
 }
