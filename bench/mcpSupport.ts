@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { fmtMs, now, percentile } from './util.js'
+import { fmtMs, now, percentile, random } from './util.js'
 
 /**
  * Shared helpers of the MCP benchmarks (mcpWrite, mcpThroughput, mcpFilesystem): MCP servers in child processes
@@ -259,17 +259,6 @@ export async function timeLoop(label: string, ms: number, minCount: number, serv
 
 // --- Markdown text of a given size -----------------------------------------------------------------------------
 
-/** mulberry32: a small deterministic PRNG, so every run writes the same texts. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
 
 const WORDS = (
   'the a of to and in is it that for on with as was by this be are from at an or which have not but had his they ' +

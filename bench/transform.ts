@@ -1,6 +1,6 @@
 import { pangu as panguInstance } from 'pangu'
 import { transformText, type CjkTransformKind } from '../core/text/cjk/transform.js'
-import { fmtInt, fmtMs, fmtRatio, median, now, printTable, printTargets, type Benchmark, type TargetResult } from './util.js'
+import { fmtInt, fmtMs, fmtRatio, median, now, printTable, printTargets, random, type Benchmark, type TargetResult } from './util.js'
 
 /**
  * `document.transform`'s pure CJK rewrites on a deterministic ~1 MB mixed Chinese/English Markdown document:
@@ -13,18 +13,6 @@ const TARGET_BYTES = 1_000_000
 
 /** pangu 7.2.1's Node typings reference a declaration file the package does not ship; this is its real API. */
 const pangu = panguInstance as unknown as { spacingText(text: string): string }
-
-/** A small deterministic generator (mulberry32), so every run formats the same document. */
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const HAN = '的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经'
 const WORDS = ['Python', 'TypeScript', 'API', 'Markdown', 'MCP', 'Node.js', 'GitHub', 'JSON', 'CJK', 'editor', 'revision', 'v2', 'HTTP']

@@ -131,3 +131,15 @@ export async function settle(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc
   gc?.()
 }
+
+/** mulberry32: a small deterministic PRNG, so every run writes the same texts. */
+export function random(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}

@@ -1,20 +1,10 @@
 import { CJK_NO_KOREAN, HALF_TO_FULL } from './characters.js'
 import { charAt, charBefore } from './neighbours.js'
+import { isListMarker } from './listMarker.js'
 
 const CJK = new RegExp(`^[${CJK_NO_KOREAN}]$`, 'u')
 const isCjk = (char: string): boolean => char !== '' && CJK.test(char)
-const DIGIT = /^[0-9]$/
 const ALPHANUMERIC = /^[A-Za-z0-9]$/
-
-/** Whether the `.` at `at` ends an ordered-list marker: only indentation, `>` and at most nine digits before it. */
-function isListMarker(text: string, at: number): boolean {
-  let index = at - 1
-  let digits = 0
-  while (index >= 0 && DIGIT.test(text[index]!)) index--, digits++
-  if (digits === 0 || digits > 9) return false
-  while (index >= 0 && ' \t>'.includes(text[index]!)) index--
-  return index < 0 || text[index] === '\n'
-}
 
 /**
  * `cjk-punctuation` (DOC.TRANSFORM.5): ASCII `, . ! ? ; : ( )` touching a Chinese or Japanese character become

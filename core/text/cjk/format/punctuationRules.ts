@@ -1,18 +1,10 @@
 import { CJK_CLOSING, CJK_OPENING, HALF_TO_FULL } from '../characters.js'
 import { charAt, charBefore } from '../neighbours.js'
 import { CJK, isCjkChar } from './context.js'
+import { isListMarker } from '../listMarker.js'
 
 const DIGIT = /^[0-9]$/
 const ALPHANUMERIC = /^[A-Za-z0-9]$/
-
-function isListMarker(text: string, at: number): boolean {
-  let index = at - 1
-  let digits = 0
-  while (index >= 0 && DIGIT.test(text[index]!)) index--, digits++
-  if (digits === 0 || digits > 9) return false
-  while (index >= 0 && ' \t>'.includes(text[index]!)) index--
-  return index < 0 || text[index] === '\n'
-}
 
 /**
  * `fullwidthPunctuation` (VMark's `normalizeFullwidthPunctuation`): `, . ! ? ; :` become `，。！？；：` when the nearest
