@@ -7,6 +7,7 @@ import { FileCommands } from '../../core/files/commands.js'
 import type { FileSystemPort } from '../../core/files/port.js'
 import { RewriteCommands } from '../../core/documents/rewrites.js'
 import { createWorkflowValidator, type WorkflowValidator } from '../actionlint/validator.js'
+import { PresenceRegistry } from '../../projections/presence/presenceRegistry.js'
 
 /** Everything an adapter may call: the engine's views and the commands, wired once per process. */
 export interface Services {
@@ -19,6 +20,8 @@ export interface Services {
   readonly rewrites: RewriteCommands
   /** actionlint for `workflow.validate`; its engine starts on first use. */
   readonly validator: WorkflowValidator
+  /** The editors attached through the collaboration endpoint (ephemeral, never logged). */
+  readonly presence: PresenceRegistry
   readonly version: string
 }
 
@@ -29,6 +32,7 @@ export function createServices(engine: Engine, fileSystem: FileSystemPort, versi
     files: new FileCommands(store, views.workspace, views.settings, documents, engine.commands.documents, approvals, fileSystem),
     rewrites: new RewriteCommands(views.workspace, views.settings, documents, engine.commands.documents),
     validator: createWorkflowValidator(),
+    presence: new PresenceRegistry(),
     engine,
     approvals,
     agents: new AgentCommands(engine.store, engine.views.agents),
