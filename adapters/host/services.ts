@@ -6,6 +6,7 @@ import { WorkspaceCommands } from '../../core/workspace/commands.js'
 import { FileCommands } from '../../core/files/commands.js'
 import type { FileSystemPort } from '../../core/files/port.js'
 import { RewriteCommands } from '../../core/documents/rewrites.js'
+import { EditorGuards } from '../../core/documents/editorGuards.js'
 import { createWorkflowValidator, type WorkflowValidator } from '../actionlint/validator.js'
 import { PresenceRegistry } from '../../projections/presence/presenceRegistry.js'
 
@@ -28,11 +29,13 @@ export interface Services {
 export function createServices(engine: Engine, fileSystem: FileSystemPort, version: string): Services {
   const approvals = new ApprovalCommands(engine.store, engine.views.approvals, () => engine.now())
   const { store, views, documents } = engine
+  const presence = new PresenceRegistry()
+  const editors = new EditorGuards(presence, views.workspace)
   return {
-    files: new FileCommands(store, views.workspace, views.settings, documents, engine.commands.documents, approvals, fileSystem),
-    rewrites: new RewriteCommands(views.workspace, views.settings, documents, engine.commands.documents),
+    files: new FileCommands(store, views.workspace, views.settings, documents, engine.commands.documents, approvals, fileSystem, editors),
+    rewrites: new RewriteCommands(views.workspace, views.settings, documents, engine.commands.documents, editors),
     validator: createWorkflowValidator(),
-    presence: new PresenceRegistry(),
+    presence,
     engine,
     approvals,
     agents: new AgentCommands(engine.store, engine.views.agents),

@@ -11,6 +11,7 @@ import { documentStream, type DocumentKind, type JournalOperation } from './even
 import { positionOfRevision } from './revision.js'
 import { textHunks } from './textDiff.js'
 import { DocumentTurns } from './turns.js'
+import type { AbortReason } from './editorGuards.js'
 
 export interface CreateDocumentInput {
   readonly kind: DocumentKind
@@ -36,12 +37,15 @@ export interface WriteInput {
   readonly expectedRevision?: string
   readonly actor: Actor
   /**
-   * Asked once the journal entry is on disk, just before the change is applied: a reason to abort (`closed`,
-   * `composing`, `selection`) if the person acted meanwhile (JRNL.12), else undefined.
+   * Called in the document's turn just before the journal entry is recorded; returns the check asked once it is on
+   * disk, just before the change is applied: a reason to abort (`closed`, `composing`, `selection`) if the person
+   * acted meanwhile (JRNL.12), else undefined.
    */
-  readonly stillWanted?: () => 'closed' | 'composing' | 'selection' | undefined
+  readonly watch?: () => () => AbortReason | undefined
   /** The tab and window writing, for STALE_PARENT (JRNL.9). */
   readonly writer?: { readonly tabId: string; readonly windowLabel: string }
+  /** Checked in the document's turn before anything is recorded; throws to refuse (BUSY while the person composes). */
+  readonly guard?: () => void
 }
 
 export interface WriteOutcome {
@@ -138,12 +142,14 @@ export class DocumentCommands {
       }
       this.checkExpectedRevision(state, input.expectedRevision)
       this.checkParent(input.docId, input.writer)
+      input.guard?.()
       const content = normalizeLineEndings(typeof input.content === 'string' ? input.content : input.content(state.content))
       if (typeof input.content !== 'string') assertWellFormed(content)
       const baseRevision = state.revisionPosition
       const hunks = textHunks(state.content, content)
       if (hunks.length === 0) return { revision: state.revision, changed: false, durable: true }
 
+      const stillWanted = input.watch?.()
       const stream = documentStream(input.docId)
       const journal = this.store.enqueue(stream, [
         {
@@ -159,7 +165,7 @@ export class DocumentCommands {
       if (state.revisionPosition !== baseRevision) {
         throw new QuireError('ABORTED', 'the document was edited while the write was being recorded', { reason: 'edited' })
       }
-      const aborted = input.stillWanted?.()
+      const aborted = stillWanted?.()
       if (aborted) throw new QuireError('ABORTED', `the write was aborted while it was being recorded (${aborted})`, { reason: aborted })
       const change = state.transactLocal(hunks)
       const event = {

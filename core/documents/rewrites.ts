@@ -9,6 +9,7 @@ import type { DocumentsProjection } from '../../projections/documents/documentsP
 import type { FoldedStream } from '../../projections/foldedStream.js'
 import type { TabState, WorkspaceState } from '../../projections/workspace/workspaceState.js'
 import type { DocumentCommands, WriteOutcome } from './commands.js'
+import type { EditorGuards } from './editorGuards.js'
 
 /** What `document.transform` and `workflow.apply_patch` answer (DOC.TRANSFORM.6, WF.APPLY_PATCH.11). */
 export interface RewriteResponse {
@@ -30,19 +31,20 @@ export class RewriteCommands {
     private readonly settings: FoldedStream<Settings>,
     private readonly documents: DocumentsProjection,
     private readonly documentCommands: DocumentCommands,
+    private readonly editors: EditorGuards,
   ) {}
 
   /** `document.transform` (DOC.TRANSFORM.*): `cjk-format` uses the person's CJK settings as they are now. */
   async transform(tabId: string | undefined, kind: CjkTransformKind, expectedRevision: string | undefined, caller: Caller): Promise<RewriteResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
     const settings = this.settings.state.cjkFormatting
-    return this.rewrite(tab, caller, expectedRevision, 'transform', kind, (text) => transformText(kind, text, settings))
+    return this.rewrite(tab, tabId === undefined, caller, expectedRevision, 'transform', kind, (text) => transformText(kind, text, settings))
   }
 
   /** `workflow.apply_patch` (WF.APPLY_PATCH.*): NOT_WORKFLOW before anything else about the document. */
   async applyPatch(tabId: string | undefined, patches: readonly IRPatch[], expectedRevision: string | undefined, caller: Caller): Promise<RewriteResponse> {
     const tab = await this.workflowTab(tabId)
-    return this.rewrite(tab, caller, expectedRevision, 'apply_patch', JSON.stringify(patches), (text) => applyPatches(text, patches))
+    return this.rewrite(tab, tabId === undefined, caller, expectedRevision, 'apply_patch', JSON.stringify(patches), (text) => applyPatches(text, patches))
   }
 
   /** The text of a workflow tab, for `workflow.validate` (WF.GEN.1: NOT_WORKFLOW on other kinds). */
@@ -64,6 +66,7 @@ export class RewriteCommands {
 
   private async rewrite(
     tab: TabState,
+    implicitTab: boolean,
     caller: Caller,
     expectedRevision: string | undefined,
     operation: 'transform' | 'apply_patch',
@@ -77,7 +80,8 @@ export class RewriteCommands {
       detail,
       expectedRevision,
       actor: caller.actor,
-      stillWanted: () => (this.workspace.state.tabs.has(tab.tabId) ? undefined : 'closed'),
+      guard: () => this.editors.assertNotComposing(tab.docId),
+      watch: () => this.editors.watch(tab, { implicitTab }),
       writer: { tabId: tab.tabId, windowLabel: tab.windowLabel },
     })
     return { revision: outcome.revision, applied: outcome.changed, durable: outcome.durable }

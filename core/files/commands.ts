@@ -5,6 +5,7 @@ import type { ApprovalCommands } from '../approvals/commands.js'
 import { DISK, type Actor } from '../events/actor.js'
 import type { Approval } from '../../projections/approvals/approvalsState.js'
 import type { DocumentCommands } from '../documents/commands.js'
+import type { EditorGuards } from '../documents/editorGuards.js'
 import { kindOfFile, titleOfPath } from '../documents/kind.js'
 import { documentStream } from '../documents/events.js'
 import { QuireError, isQuireError } from '../errors.js'
@@ -55,6 +56,7 @@ export class FileCommands {
     private readonly documentCommands: DocumentCommands,
     private readonly approvals: ApprovalCommands,
     private readonly fs: FileSystemPort,
+    private readonly editors: EditorGuards,
   ) {}
 
   /** SCOPE.1: open workspace roots and the folders of documents open in tabs. */
@@ -161,7 +163,8 @@ export class FileCommands {
       content,
       expectedRevision,
       actor: caller.actor,
-      stillWanted: () => (this.workspace.state.tabs.has(tab.tabId) ? undefined : 'closed'),
+      guard: () => this.editors.assertNotComposing(tab.docId),
+      watch: () => this.editors.watch(tab, { implicitTab: tabId === undefined }),
       writer: { tabId: tab.tabId, windowLabel: tab.windowLabel },
     })
     const written = { revision: outcome.revision, applied: true as const, durable: outcome.durable }

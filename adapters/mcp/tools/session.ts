@@ -54,8 +54,9 @@ export async function sessionState(context: ToolContext): Promise<Record<string,
     }
     windows.push({
       label: window.label,
-      // Focus is presence: with no editor attached, no window has it (SES.GET_STATE.12–13).
-      focused: false,
+      // Focus is presence: a window has it while one of its editors reports the browser window focused; with no
+      // editor attached, or the person typing in another program, none has (SES.GET_STATE.12–13).
+      focused: context.services.presence.forWindow(window.label).some((editor) => editor.focused),
       activeWorkspaceInstanceId: rail ? window.activeInstanceId : null,
       tabs,
     })

@@ -1,0 +1,61 @@
+import { QuireError } from '../errors.js'
+import { isComposing, type EditorPresence } from '../../projections/presence/editorPresence.js'
+import type { PresenceRegistry } from '../../projections/presence/presenceRegistry.js'
+import type { FoldedStream } from '../../projections/foldedStream.js'
+import type { TabState, WorkspaceState } from '../../projections/workspace/workspaceState.js'
+
+export type AbortReason = 'closed' | 'composing' | 'selection'
+
+export interface WatchOptions {
+  /** The edit replaces the selection (selection.set): a selection moved meanwhile aborts it. */
+  readonly selection?: boolean
+  /** No tabId was given: the edit targets "the focused tab", so a tab switch meanwhile aborts it (JRNL.12). */
+  readonly implicitTab?: boolean
+}
+
+/**
+ * What the person's editors mean to an assistant's edit (DOC.WRITE.15–16, CONC.5, JRNL.12): no edit lands while
+ * the person composes text with an input method in an editor showing the document (`BUSY`, nothing changed), and
+ * an edit whose journal entry was being recorded while the person closed the tab, started composing, moved the
+ * selection or switched tabs is `ABORTED`. Read from presence, which is ephemeral; with no editor attached, neither
+ * ever happens.
+ */
+export class EditorGuards {
+  constructor(
+    private readonly presence: PresenceRegistry,
+    private readonly workspace: FoldedStream<WorkspaceState>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** BUSY while any editor showing the document composes (or a source editor is within its grace period). */
+  assertNotComposing(docId: string): void {
+    if (this.composing(docId)) {
+      throw new QuireError('BUSY', 'the person is composing text with an input method in an editor showing this document; nothing was changed — retry in a moment')
+    }
+  }
+
+  /**
+   * Takes note of the state an edit starts from and returns the check to run once its journal entry is recorded:
+   * the reason to abort if the person acted meanwhile, else undefined.
+   */
+  watch(tab: TabState, options: WatchOptions = {}): () => AbortReason | undefined {
+    const selectionBefore = options.selection ? selectionKey(this.presence.forTab(tab.tabId)) : undefined
+    const activeBefore = this.workspace.state.windows.get(tab.windowLabel)?.activeTabId
+    return () => {
+      if (!this.workspace.state.tabs.has(tab.tabId)) return 'closed'
+      if (this.composing(tab.docId)) return 'composing'
+      if (options.selection && selectionKey(this.presence.forTab(tab.tabId)) !== selectionBefore) return 'selection'
+      if (options.implicitTab && this.workspace.state.windows.get(tab.windowLabel)?.activeTabId !== activeBefore) return 'selection'
+      return undefined
+    }
+  }
+
+  private composing(docId: string): boolean {
+    const now = this.now()
+    return this.presence.forDocument(docId).some((editor) => isComposing(editor, now))
+  }
+}
+
+/** The selections of a tab's editors, comparable across time (relative positions survive edits elsewhere). */
+const selectionKey = (editors: readonly EditorPresence[]): string =>
+  JSON.stringify(editors.map((editor) => [editor.connection, editor.clientId, editor.mode, editor.selection]))
