@@ -27,10 +27,12 @@ export interface CreateDocumentInput {
 export interface WriteInput {
   readonly docId: string
   /**
-   * The complete new text, or how to compute it from the current text (a transform, a patch): computed inside the
-   * document's turn, after the revision check, so it rewrites exactly the text the STALE check accepted.
+   * The complete new text, or how to compute it from the current document (a transform, a patch, a selection
+   * replacement): computed inside the document's turn, after the revision check, so it rewrites exactly the text the
+   * STALE check accepted. A computation may also bring the Yjs updates that make the change (computed on a copy of
+   * the document, e.g. a WYSIWYG edit of the mirror and the bridge's follow-up), applied instead of a text diff.
    */
-  readonly content: string | ((current: string) => string)
+  readonly content: string | ((current: string, state: DocumentState) => string | PlannedChange)
   /** What the journal records this edit as (`write` by default), and what was asked for (a transform kind, patches). */
   readonly operation?: JournalOperation
   readonly detail?: string
@@ -46,6 +48,12 @@ export interface WriteInput {
   readonly writer?: { readonly tabId: string; readonly windowLabel: string }
   /** Checked in the document's turn before anything is recorded; throws to refuse (BUSY while the person composes). */
   readonly guard?: () => void
+}
+
+/** A change computed ahead: the text it leads to, and the Yjs updates (against the current state) that make it. */
+export interface PlannedChange {
+  readonly text: string
+  readonly updates: readonly Uint8Array[]
 }
 
 export interface WriteOutcome {
@@ -143,7 +151,9 @@ export class DocumentCommands {
       this.checkExpectedRevision(state, input.expectedRevision)
       this.checkParent(input.docId, input.writer)
       input.guard?.()
-      const content = normalizeLineEndings(typeof input.content === 'string' ? input.content : input.content(state.content))
+      const planned = typeof input.content === 'string' ? input.content : input.content(state.content, state)
+      const updates = typeof planned === 'string' ? undefined : planned.updates
+      const content = normalizeLineEndings(typeof planned === 'string' ? planned : planned.text)
       if (typeof input.content !== 'string') assertWellFormed(content)
       const baseRevision = state.revisionPosition
       const hunks = textHunks(state.content, content)
@@ -167,14 +177,23 @@ export class DocumentCommands {
       }
       const aborted = stillWanted?.()
       if (aborted) throw new QuireError('ABORTED', `the write was aborted while it was being recorded (${aborted})`, { reason: aborted })
-      const change = state.transactLocal(hunks)
-      const event = {
-        type: 'document.changed',
-        actor: input.actor,
-        data: { update: change.update, journal: journal.events[0]!.position },
+      const journalPosition = journal.events[0]!.position
+      const events: EventInput[] = []
+      const changedText: boolean[] = []
+      if (updates) {
+        for (const update of updates) {
+          const { stateChanged, textChanged } = state.applyRemote(update)
+          if (!stateChanged) continue
+          events.push({ type: 'document.changed', actor: input.actor, data: { update, journal: journalPosition } })
+          changedText.push(textChanged)
+        }
+      } else {
+        const change = state.transactLocal(hunks)
+        events.push({ type: 'document.changed', actor: input.actor, data: { update: change.update, journal: journalPosition } })
+        changedText.push(change.textChanged)
+        state.primeContent(content)
       }
-      const applied = this.enqueueApplied(state, [event], [change.textChanged])
-      state.primeContent(content)
+      const applied = this.enqueueApplied(state, events, changedText)
       if (input.writer) {
         this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
         this.tabBaselines.set(input.writer.tabId, state.position)

@@ -41,8 +41,8 @@ export const DocumentChanged = defineEvent({
   }),
 })
 
-/** The AI edits the journal records: a whole-text write, a CJK transform, a workflow patch. */
-export const JOURNAL_OPERATIONS = ['write', 'transform', 'apply_patch'] as const
+/** The AI edits the journal records: a whole-text write, a CJK transform, a workflow patch, a selection replacement. */
+export const JOURNAL_OPERATIONS = ['write', 'transform', 'apply_patch', 'selection_set'] as const
 export type JournalOperation = (typeof JOURNAL_OPERATIONS)[number]
 
 /**
