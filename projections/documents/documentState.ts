@@ -47,6 +47,11 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 export class DocumentState {
   readonly ydoc = new Y.Doc()
   readonly text = this.ydoc.getText('source')
+  /**
+   * The WYSIWYG mirror that ProseMirror editors bind (y-prosemirror): kept in step with `source` by the core's
+   * bridge while it is attached (non-empty); its changes never change the revision, which follows `source` only.
+   */
+  readonly mirror = this.ydoc.getXmlFragment('prosemirror')
   meta: DocumentMeta | undefined
   /** Last stream version and log position folded in. */
   version = 0
@@ -59,6 +64,7 @@ export class DocumentState {
   snapshotVersion = 0
   private lastTextChanged = false
   private lastStateChanged = false
+  private lastMirrorChanged = false
   private localChange = false
   private cachedContent: { revision: number; text: string } | undefined
   private cachedHash: { revision: number; hash: string } | undefined
@@ -71,6 +77,7 @@ export class DocumentState {
       if (!this.localChange) this.lastTextChanged ||= textChanged(transaction, this.text)
       this.lastStateChanged ||=
         transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
+      this.lastMirrorChanged ||= transaction.changedParentTypes.has(this.mirror) || transaction.changed.has(this.mirror)
     })
   }
 
@@ -151,15 +158,16 @@ export class DocumentState {
    * Applies a peer's update ahead of recording it. `stateChanged` is false when the update brought nothing new
    * (a duplicate), in which case nothing should be recorded.
    */
-  applyRemote(update: Uint8Array): { stateChanged: boolean; textChanged: boolean } {
+  applyRemote(update: Uint8Array): { stateChanged: boolean; textChanged: boolean; mirrorChanged: boolean } {
     const store = this.ydoc.store
     const pendingStructs = store.pendingStructs
     const pendingDs = store.pendingDs
     this.lastTextChanged = false
     this.lastStateChanged = false
+    this.lastMirrorChanged = false
     Y.applyUpdate(this.ydoc, update)
     const stateChanged = this.lastStateChanged || store.pendingStructs !== pendingStructs || store.pendingDs !== pendingDs
-    return { stateChanged, textChanged: this.lastTextChanged }
+    return { stateChanged, textChanged: this.lastTextChanged, mirrorChanged: this.lastMirrorChanged }
   }
 
   /** Applies hunks as one local Yjs transaction and returns the update it produced, ahead of recording it. */

@@ -1,0 +1,67 @@
+import { WebSocket } from 'ws'
+import * as Y from 'yjs'
+import { WebsocketProvider } from 'y-websocket'
+import { PRESENCE_FIELD, type EditorPresenceState } from '../../projections/presence/editorPresence.js'
+
+/**
+ * An editor as the server sees one, without a browser: a real y-websocket `WebsocketProvider` peer on a document
+ * that publishes the console's presence (window, tab, focus, mode, composition, selection) through awareness. The
+ * selection helpers place it in `source` by character offsets, as the source editor does.
+ */
+export interface EditorPeer {
+  readonly ydoc: Y.Doc
+  readonly text: Y.Text
+  readonly provider: WebsocketProvider
+  /** Publishes presence (merged into what was published before). */
+  present(changes: Partial<EditorPresenceState>): void
+  /** Selects `from`..`to` of `source` (relative positions, as the source editor reports them). */
+  select(from: number, to?: number): void
+  /** Resolves once the provider has synced with the server. */
+  synced(): Promise<void>
+  close(): void
+}
+
+export function editorPeer(baseUrl: string, token: string, docId: string, initial: Partial<EditorPresenceState> & { tabId: string }): EditorPeer {
+  const ydoc = new Y.Doc()
+  const text = ydoc.getText('source')
+  const provider = new WebsocketProvider(`${baseUrl.replace(/^http/, 'ws')}/collab`, docId, ydoc, {
+    params: { token },
+    WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+    disableBc: true,
+  })
+  let state: EditorPresenceState = {
+    window: 'main',
+    focused: true,
+    mode: 'source',
+    composing: false,
+    compositionEndedAt: null,
+    selection: null,
+    ...initial,
+  }
+  const publish = () => provider.awareness.setLocalStateField(PRESENCE_FIELD, state)
+  publish()
+  const relative = (index: number) => Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(text, index)) as Record<string, unknown>
+  return {
+    ydoc,
+    text,
+    provider,
+    present(changes) {
+      state = { ...state, ...changes }
+      publish()
+    },
+    select(from, to = from) {
+      state = { ...state, selection: { anchor: relative(from), head: relative(to) } }
+      publish()
+    },
+    synced: () =>
+      new Promise<void>((resolve) => {
+        if (provider.synced) resolve()
+        else provider.once('sync', (isSynced: boolean) => isSynced && resolve())
+      }),
+    close() {
+      provider.awareness.setLocalState(null)
+      provider.destroy()
+      ydoc.destroy()
+    },
+  }
+}
