@@ -77,7 +77,8 @@ export class DocumentState {
       if (!this.localChange) this.lastTextChanged ||= textChanged(transaction, this.text)
       this.lastStateChanged ||=
         transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
-      this.lastMirrorChanged ||= transaction.changedParentTypes.has(this.mirror) || transaction.changed.has(this.mirror)
+      const mirror = this.mirror as unknown as Y.AbstractType<Y.YEvent<Y.XmlFragment>>
+      this.lastMirrorChanged ||= transaction.changedParentTypes.has(mirror) || transaction.changed.has(mirror)
     })
   }
 
