@@ -1,5 +1,5 @@
 import * as Y from 'yjs'
-import type { Actor } from '../events/actor.js'
+import { SYSTEM, type Actor } from '../events/actor.js'
 import type { EventStore, EventInput, RecordedEvent } from '../log/eventStore.js'
 import { STREAM_DOES_NOT_EXIST } from '../log/expectedVersion.js'
 import { settlesWithin } from '../deadline.js'
@@ -12,6 +12,7 @@ import { positionOfRevision } from './revision.js'
 import { textHunks } from './textDiff.js'
 import { DocumentTurns } from './turns.js'
 import type { AbortReason } from './editorGuards.js'
+import { mirrorIsAttached, syncMirrorFromSource, syncSourceFromMirror } from './bridge.js'
 
 export interface CreateDocumentInput {
   readonly kind: DocumentKind
@@ -180,19 +181,24 @@ export class DocumentCommands {
       const journalPosition = journal.events[0]!.position
       const events: EventInput[] = []
       const changedText: boolean[] = []
+      const sides = { text: false, mirror: false }
       if (updates) {
         for (const update of updates) {
-          const { stateChanged, textChanged } = state.applyRemote(update)
+          const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
           if (!stateChanged) continue
           events.push({ type: 'document.changed', actor: input.actor, data: { update, journal: journalPosition } })
           changedText.push(textChanged)
+          sides.text ||= textChanged
+          sides.mirror ||= mirrorChanged
         }
       } else {
         const change = state.transactLocal(hunks)
         events.push({ type: 'document.changed', actor: input.actor, data: { update: change.update, journal: journalPosition } })
         changedText.push(change.textChanged)
         state.primeContent(content)
+        sides.text = true
       }
+      this.bridge(state, sides, events, changedText)
       const applied = this.enqueueApplied(state, events, changedText)
       if (input.writer) {
         this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
@@ -248,13 +254,17 @@ export class DocumentCommands {
     // synchronous step so no other event of this document can come between.
     const events: EventInput[] = []
     const changedText: boolean[] = []
+    const sides = { text: false, mirror: false }
     for (const update of updates) {
-      const { stateChanged, textChanged } = state.applyRemote(update)
+      const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
       if (!stateChanged) continue
       events.push({ type: 'document.changed', actor, data: { update } })
       changedText.push(textChanged)
+      sides.text ||= textChanged
+      sides.mirror ||= mirrorChanged
     }
     if (events.length === 0) return { revision: state.revision, recorded: 0, durable: Promise.resolve() }
+    this.bridge(state, sides, events, changedText)
     const durable = this.enqueueApplied(state, events, changedText)
     return { revision: state.revision, recorded: events.length, durable }
   }
@@ -273,12 +283,40 @@ export class DocumentCommands {
       const change = state.transactLocal(hunks)
       events.push({ type: 'document.changed', actor, data: { update: change.update } })
       changed.push(change.textChanged)
+      this.bridge(state, { text: true, mirror: false }, events, changed)
     }
     events.push({ type: 'document.saved', actor, data: { path, sha256: sha256(content), length: content.length, reason: 'reload' } })
     changed.push(false)
     const durable = this.enqueueApplied(state, events, changed)
     state.primeContent(content)
     await durable
+  }
+
+  /**
+   * Builds the WYSIWYG mirror when the first WYSIWYG editor attaches (the collaboration endpoint calls it before a
+   * peer syncs, so no editor ever binds an empty mirror and overwrites the text with an empty paragraph). Recorded
+   * as a `system` event; does nothing when the mirror exists.
+   */
+  async attachMirror(docId: string): Promise<void> {
+    const state = await this.require(docId)
+    await this.turns.run(docId, async () => {
+      if (mirrorIsAttached(state.ydoc)) return
+      const update = syncMirrorFromSource(state.ydoc)
+      if (update) await this.enqueueApplied(state, [{ type: 'document.changed', actor: SYSTEM, data: { update } }], [false])
+    })
+  }
+
+  /**
+   * The bridge's follow-up (DESIGN §4): while the mirror is attached, a change of one side is carried to the other
+   * in the same append, by the `system` actor, so replay only applies updates. A change that already touched both
+   * sides (a planned WYSIWYG edit with its own follow-up) needs none.
+   */
+  private bridge(state: DocumentState, sides: { text: boolean; mirror: boolean }, events: EventInput[], changedText: boolean[]): void {
+    if (sides.text === sides.mirror || !mirrorIsAttached(state.ydoc)) return
+    const update = sides.text ? syncMirrorFromSource(state.ydoc) : syncSourceFromMirror(state.ydoc)
+    if (!update) return
+    events.push({ type: 'document.changed', actor: SYSTEM, data: { update } })
+    changedText.push(!sides.text)
   }
 
   /** Marks the current content as what `path` holds (after a save, or on open). */
