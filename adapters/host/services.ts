@@ -7,6 +7,7 @@ import { FileCommands } from '../../core/files/commands.js'
 import type { FileSystemPort } from '../../core/files/port.js'
 import { RewriteCommands } from '../../core/documents/rewrites.js'
 import { EditorGuards } from '../../core/documents/editorGuards.js'
+import { SelectionCommands } from '../../core/selection/commands.js'
 import { createWorkflowValidator, type WorkflowValidator } from '../actionlint/validator.js'
 import { PresenceRegistry } from '../../projections/presence/presenceRegistry.js'
 
@@ -19,6 +20,7 @@ export interface Services {
   readonly settings: SettingsCommands
   readonly files: FileCommands
   readonly rewrites: RewriteCommands
+  readonly selection: SelectionCommands
   /** actionlint for `workflow.validate`; its engine starts on first use. */
   readonly validator: WorkflowValidator
   /** The editors attached through the collaboration endpoint (ephemeral, never logged). */
@@ -34,6 +36,7 @@ export function createServices(engine: Engine, fileSystem: FileSystemPort, versi
   return {
     files: new FileCommands(store, views.workspace, views.settings, documents, engine.commands.documents, approvals, fileSystem, editors),
     rewrites: new RewriteCommands(views.workspace, views.settings, documents, engine.commands.documents, editors),
+    selection: new SelectionCommands(views.workspace, documents, engine.commands.documents, presence, editors),
     validator: createWorkflowValidator(),
     presence,
     engine,

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { ToolContext } from './context.js'
 import { SERVER_INSTRUCTIONS } from './instructions.js'
 import { registerDocument } from './tools/document.js'
+import { registerSelection } from './tools/selection.js'
 import { registerSession } from './tools/session.js'
 import { registerWorkflow } from './tools/workflow.js'
 import { registerWorkspace } from './tools/workspace.js'
@@ -19,5 +20,6 @@ export function createMcpServer(context: ToolContext): McpServer {
   registerWorkspace(server, context)
   registerDocument(server, context)
   registerWorkflow(server, context)
+  registerSelection(server, context)
   return server
 }

@@ -1,0 +1,156 @@
+import * as Y from 'yjs'
+import type { DocumentCommands, PlannedChange } from '../documents/commands.js'
+import type { EditorGuards } from '../documents/editorGuards.js'
+import { QuireError } from '../errors.js'
+import { replaceWysiwygSelection, wysiwygSelection } from '../markdown/selection.js'
+import { syncSourceFromMirror } from '../documents/bridge.js'
+import type { Caller } from '../workspace/commands.js'
+import { resolveTab } from '../workspace/tabs.js'
+import type { DocumentState } from '../../projections/documents/documentState.js'
+import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
+import type { EditorPresence } from '../../projections/presence/editorPresence.js'
+import type { PresenceRegistry } from '../../projections/presence/presenceRegistry.js'
+import type { FoldedStream } from '../../projections/foldedStream.js'
+import type { TabState, WorkspaceState } from '../../projections/workspace/workspaceState.js'
+
+/** `selection.get` (SEL.GET.1). */
+export interface SelectionView {
+  readonly text: string
+  readonly isEmpty: boolean
+  readonly range: { readonly from: number; readonly to: number }
+  readonly mode: 'wysiwyg' | 'source'
+  readonly kind: string
+  readonly tabId: string
+  readonly revision: string
+}
+
+/** `selection.set` (SEL.SET.7). */
+export interface SelectionReplaced {
+  readonly revision: string
+  readonly replaced_chars: number
+  /** False when the replacement left the text as it was: nothing was journaled (SEL.SET.13). */
+  readonly applied: boolean
+  readonly durable: boolean
+}
+
+type Selected = { readonly from: number; readonly to: number; readonly text: string }
+
+/**
+ * The person's selection in the editor rendering the focused tab (TOOLS.md §6), read from presence: the editor
+ * reports its selection as Yjs relative positions, so it is resolved against the document as it is when the call
+ * runs (SEL.SET.1, .11). Source mode works in character offsets of `source`; WYSIWYG mode in ProseMirror positions
+ * of the `prosemirror` mirror, with Markdown for the selected slice and for what replaces it.
+ */
+export class SelectionCommands {
+  constructor(
+    private readonly workspace: FoldedStream<WorkspaceState>,
+    private readonly documents: DocumentsProjection,
+    private readonly documentCommands: DocumentCommands,
+    private readonly presence: PresenceRegistry,
+    private readonly editors: EditorGuards,
+  ) {}
+
+  /** SEL.GET.*: never refused for IME composition (SEL.GET.6). */
+  async get(tabId: string | undefined): Promise<SelectionView> {
+    const { tab, editor } = this.focusedEditor(tabId)
+    const document = await this.document(tab)
+    const selected = selectionIn(document, editor)
+    this.documentCommands.noteTabBaseline(tab.tabId, document.position)
+    return {
+      text: selected.text,
+      isEmpty: selected.from === selected.to,
+      range: { from: selected.from, to: selected.to },
+      mode: editor.mode,
+      kind: document.meta?.kind ?? 'markdown',
+      tabId: tab.tabId,
+      revision: document.revision,
+    }
+  }
+
+  /**
+   * SEL.SET.*: replaces what the editor reports as selected when the call runs, through the journaled write
+   * (JRNL.*): BUSY while the person composes, ABORTED when the selection moves, the tab closes or the person types
+   * while the entry is being recorded.
+   */
+  async set(tabId: string | undefined, content: string, expectedRevision: string | undefined, caller: Caller): Promise<SelectionReplaced> {
+    const { tab } = this.focusedEditor(tabId)
+    let replacedChars = 0
+    const outcome = await this.documentCommands.write({
+      docId: tab.docId,
+      operation: 'selection_set',
+      expectedRevision,
+      actor: caller.actor,
+      writer: { tabId: tab.tabId, windowLabel: tab.windowLabel },
+      guard: () => this.editors.assertNotComposing(tab.docId),
+      watch: () => this.editors.watch(tab, { selection: true, implicitTab: tabId === undefined }),
+      content: (current, state) => {
+        // Resolved inside the document's turn: the selection as the editor reports it now (SEL.SET.1, .11).
+        const { editor } = this.focusedEditor(tabId)
+        const planned = replacement(state, editor, current, content)
+        replacedChars = planned.replacedChars
+        return planned.change
+      },
+    })
+    return { revision: outcome.revision, replaced_chars: replacedChars, applied: outcome.changed, durable: outcome.durable }
+  }
+
+  /**
+   * SEL.GEN.*: the focused tab is the current tab of the window that has focus (else of the window used last); a
+   * `tabId` naming another tab is INVALID_TAB; a focused tab no editor renders (or whose editor has no selection yet)
+   * is NO_EDITOR.
+   */
+  private focusedEditor(tabId: string | undefined): { tab: TabState; editor: EditorPresence } {
+    const focusedWindow = this.presence.focused()?.window
+    const state = this.workspace.state
+    const tab = resolveTab(state, undefined, focusedWindow !== undefined && state.windows.has(focusedWindow) ? focusedWindow : undefined)
+    if (tabId !== undefined && tabId !== tab.tabId) {
+      throw new QuireError('INVALID_TAB', `selection works on the focused tab (${tab.tabId}); ${JSON.stringify(tabId)} is not it`)
+    }
+    const editor = this.presence.forTab(tab.tabId).find((candidate) => candidate.selection !== null)
+    if (!editor) throw new QuireError('NO_EDITOR', `no editor is showing the focused tab ${tab.tabId} (open it in the Quire console)`)
+    return { tab, editor }
+  }
+
+  private async document(tab: TabState): Promise<DocumentState> {
+    const document = await this.documents.get(tab.docId)
+    if (!document) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
+    return document
+  }
+}
+
+function selectionIn(document: DocumentState, editor: EditorPresence): Selected {
+  const { anchor, head } = editor.selection!
+  if (editor.mode === 'wysiwyg') return wysiwygSelection(document.ydoc, anchor, head)
+  const from = absoluteIndex(document.ydoc, anchor)
+  const to = absoluteIndex(document.ydoc, head)
+  const [start, end] = from <= to ? [from, to] : [to, from]
+  return { from: start, to: end, text: document.content.slice(start, end) }
+}
+
+/**
+ * The replacement as a planned change. Source mode splices `content` in as raw text (SEL.SET.4). WYSIWYG mode edits
+ * a copy of the document: the mirror (literal text, or parsed Markdown, SEL.SET.2–3), then the bridge's follow-up
+ * on `source`; the updates of both are what gets applied once the journal holds the resulting text.
+ */
+function replacement(state: DocumentState, editor: EditorPresence, current: string, content: string): { change: string | PlannedChange; replacedChars: number } {
+  const { anchor, head } = editor.selection!
+  if (editor.mode === 'source') {
+    const selected = selectionIn(state, editor)
+    return { change: current.slice(0, selected.from) + content + current.slice(selected.to), replacedChars: selected.to - selected.from }
+  }
+  const copy = new Y.Doc()
+  // The copy writes as the live document's own client, so its updates continue that client's clock.
+  copy.clientID = state.ydoc.clientID
+  Y.applyUpdate(copy, Y.encodeStateAsUpdate(state.ydoc))
+  const before = Y.encodeStateVector(copy)
+  const { replacedChars } = replaceWysiwygSelection(copy, anchor, head, content)
+  syncSourceFromMirror(copy)
+  const update = Y.encodeStateAsUpdate(copy, before)
+  return { change: { text: copy.getText('source').toString(), updates: [update] }, replacedChars }
+}
+
+/** Where a relative position of `source` is now; a position whose item is gone resolves to the end. */
+function absoluteIndex(ydoc: Y.Doc, json: Record<string, unknown>): number {
+  const absolute = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(json), ydoc)
+  return absolute?.index ?? ydoc.getText('source').length
+}
