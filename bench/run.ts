@@ -2,6 +2,7 @@ import { cpus, loadavg } from 'node:os'
 import { appendBenchmark } from './append.js'
 import { applyPatchBenchmark } from './applyPatch.js'
 import { coldOpenBenchmark } from './coldOpen.js'
+import { fanoutBenchmark } from './fanout.js'
 import { ingestBenchmark } from './ingest.js'
 import { mcpFilesystemBenchmark } from './mcpFilesystem.js'
 import { mcpThroughputBenchmark } from './mcpThroughput.js'
@@ -22,7 +23,7 @@ import { fmtRatio, metLabel, now, printTable, type Benchmark, type TargetResult 
 
 const benchmarks: readonly Benchmark[] = [
   appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark,
-  transformBenchmark, applyPatchBenchmark, validateBenchmark,
+  transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark,
 ]
 
 const names = process.argv.slice(2)

@@ -1,0 +1,48 @@
+import type { AgentCommands } from '../../core/agents/commands.js'
+import { sameSecret } from '../http/guard.js'
+import type { Access } from './connection.js'
+import { CLOSE } from './limits.js'
+
+export type AccessDecision =
+  | { readonly granted: true; readonly access: Access }
+  | { readonly granted: false; readonly code: number; readonly reason: string }
+
+export interface AccessRequest {
+  /** `?token=` (browsers cannot set headers on a WebSocket) or a bearer token. */
+  readonly token: string | undefined
+  /** `?name=`: what the connection calls itself, for its label. */
+  readonly name: string | undefined
+  /** `?readonly=1`: the peer asks to only read. */
+  readonly readOnly: string | undefined
+}
+
+/**
+ * Who may connect, and how: the port file's token is the person (read-write); an agent token is a read-only peer,
+ * because an assistant changes documents through MCP's journal, never around it; `readonly=1` makes any connection
+ * read-only. The label names the connection in the log and in presence: the sanitized `name` (else `console`, or
+ * `agent.<name>` for an agent), numbered so two connections never share one.
+ */
+export function decideAccess(request: AccessRequest, accessToken: string, agents: AgentCommands, serial: () => number): AccessDecision {
+  const token = request.token
+  if (!token) return { granted: false, code: CLOSE.unauthorized, reason: 'a token is required (?token=)' }
+  let base: string
+  let readOnly = isTrue(request.readOnly)
+  if (sameSecret(token, accessToken)) {
+    base = 'console'
+  } else {
+    const agent = agents.authenticate(token)
+    if (!agent) return { granted: false, code: CLOSE.unauthorized, reason: 'unknown or revoked token' }
+    base = `agent.${sanitize(agent.name) || 'unnamed'}`
+    readOnly = true
+  }
+  const named = request.name === undefined ? '' : sanitize(request.name)
+  return { granted: true, access: { label: `${named || base}-${serial()}`, readOnly } }
+}
+
+/** A query flag that is on: `1`, `true` or `yes`. */
+export const isTrue = (value: string | undefined): boolean => value !== undefined && /^(1|true|yes)$/i.test(value)
+
+/** Letters, digits, `.`, `_` and `-`, at most 32 of them: safe in logs and in `peer:<label>`. */
+function sanitize(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 32)
+}

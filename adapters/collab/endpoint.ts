@@ -1,0 +1,160 @@
+import { upgradeWebSocket } from '@hono/node-server'
+import { Hono, type Context } from 'hono'
+import { WebSocketServer, type RawData, type WebSocket } from 'ws'
+import type { Services } from '../host/services.js'
+import { bearerToken, sameSecret } from '../http/guard.js'
+import { decideAccess, isTrue, type AccessDecision } from './access.js'
+import { CollabConnection, type Access } from './connection.js'
+import { LogFanout } from './fanout.js'
+import { CLOSE, DEFAULT_LIMITS, type CollabLimits } from './limits.js'
+import { PeerSession, type SessionContext } from './peerSession.js'
+import { Room } from './room.js'
+import { tabsRoute } from './tabsRoute.js'
+
+export interface CollabOptions {
+  /** The port file's access token: the person. */
+  readonly accessToken: string
+  readonly limits?: Partial<CollabLimits>
+}
+
+/** The collaboration endpoint, to be mounted at `/collab` on a server created with its WebSocket server. */
+export interface CollabEndpoint {
+  readonly routes: Hono
+  /** Hand to @hono/node-server's `serve({ websocket: { server } })`: it completes the upgrades the routes accept. */
+  readonly websocketServer: WebSocketServer
+  /** Open rooms by document id (diagnostics and tests). */
+  readonly rooms: ReadonlyMap<string, Room>
+  /** Closes every connection (1001) and stops the fan-out; edits already received are handed to the log first. */
+  close(): Promise<void>
+}
+
+/** Document ids are `newId` output; anything else cannot name a document and is refused before touching the log. */
+const DOC_ID = /^[A-Za-z0-9_-]{1,64}$/
+
+/**
+ * `GET /collab/:docId` upgrades to the y-websocket protocol, so a stock `WebsocketProvider(serverUrl + '/collab',
+ * docId, ydoc, { params: { token } })` connects unmodified; `GET /collab` lists windows, tabs and their documents for
+ * the person. Refusals happen after the upgrade, as close codes the client can see (4401, 4404): an HTTP error on the
+ * upgrade only surfaces as an anonymous 1006.
+ */
+export function createCollabEndpoint(services: Services, options: CollabOptions): CollabEndpoint {
+  const limits: CollabLimits = { ...DEFAULT_LIMITS, ...options.limits }
+  const { engine } = services
+  const rooms = new Map<string, Room>()
+  const sessions = new Map<CollabConnection, PeerSession>()
+  let serial = 0
+  let closed = false
+
+  const fanout = new LogFanout(engine.store, (docId, update, event) => rooms.get(docId)?.broadcastUpdate(update, event.actor))
+  const context: SessionContext = { documents: engine.documents, commands: engine.commands.documents, fanout }
+  const websocketServer = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes })
+
+  const attach = (ws: WebSocket, docId: string, access: Access): void => {
+    const connection = new CollabConnection(ws, docId, access, limits)
+    if (closed) {
+      connection.close(CLOSE.goingAway, 'the Quire daemon is shutting down')
+      return
+    }
+    let room = rooms.get(docId)
+    if (!room) {
+      room = new Room(docId, services.presence)
+      rooms.set(docId, room)
+    }
+    room.join(connection)
+    const session = new PeerSession(connection, room, context)
+    sessions.set(connection, session)
+    const joined = room
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (!isBinary) connection.close(CLOSE.unsupportedData, 'the y-websocket protocol is binary; text frames are refused')
+      else session.receive(bytesOf(data))
+    })
+    // `ws` reports protocol violations (an oversized message: 1009) as an error, then closes the socket itself.
+    ws.on('error', () => {})
+    ws.on('close', () => {
+      sessions.delete(connection)
+      if (joined.leave(connection) && rooms.get(docId) === joined) {
+        rooms.delete(docId)
+        joined.destroy()
+      }
+    })
+    void session.start()
+  }
+
+  const refuse = (ws: WebSocket, code: number, reason: string): void => {
+    ws.on('error', () => {})
+    ws.close(code, reason)
+  }
+
+  /** Decides before the upgrade completes (a document may need loading); refusals are sent once it has. */
+  const upgrade = upgradeWebSocket(async (c: Context) => {
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return {}
+    const docId = c.req.param('docId') ?? ''
+    const decision = await admit(c, docId)
+    return {
+      onOpen: (_event, socket) => {
+        const ws = socket.raw as unknown as WebSocket | undefined
+        if (!ws) return
+        if (!decision.granted) refuse(ws, decision.code, decision.reason)
+        else attach(ws, docId, decision.access)
+      },
+    }
+  })
+
+  const admit = async (c: Context, docId: string): Promise<AccessDecision> => {
+    const decision = decideAccess(
+      { token: c.req.query('token') ?? bearerToken(c.req.header('authorization')), name: c.req.query('name'), readOnly: c.req.query('readonly') },
+      options.accessToken,
+      services.agents,
+      () => ++serial,
+    )
+    if (!decision.granted) return decision
+    if (closed) return { granted: false, code: CLOSE.goingAway, reason: 'the Quire daemon is shutting down' }
+    const document = DOC_ID.test(docId) ? await engine.documents.get(docId).catch(() => undefined) : undefined
+    if (!document) return { granted: false, code: CLOSE.notFound, reason: `no document ${docId.slice(0, 64)}` }
+    // A WYSIWYG editor asks for the mirror (`mirror=1`) before it binds it: built from `source` first, so it never
+    // binds an empty fragment (DESIGN §4). Source-only peers never pay for the bridge.
+    if (isTrue(c.req.query('mirror')) && document.meta?.kind === 'markdown' && !decision.access.readOnly) {
+      await engine.commands.documents.attachMirror(docId)
+    }
+    return decision
+  }
+
+  const routes = new Hono()
+  routes.use('/', async (c, next) => {
+    const token = bearerToken(c.req.header('authorization')) ?? c.req.query('token')
+    if (!token || !sameSecret(token, options.accessToken)) return c.json({ error: 'the access token from the port file is required' }, 401)
+    await next()
+  })
+  routes.route('/', tabsRoute(services))
+  routes.get('/:docId', upgrade, (c) => c.json({ error: 'this is a WebSocket endpoint (y-websocket protocol)' }, 426))
+
+  return {
+    routes,
+    websocketServer,
+    rooms,
+    async close() {
+      if (closed) return
+      closed = true
+      const connections = [...sessions.keys()]
+      await Promise.allSettled([...sessions.values()].map((session) => session.settled()))
+      fanout.close()
+      const ended = connections.map((connection) =>
+        connection.ws.readyState === connection.ws.CLOSED ? Promise.resolve() : new Promise<void>((resolve) => connection.ws.once('close', () => resolve())),
+      )
+      for (const connection of connections) connection.close(CLOSE.goingAway, 'the Quire daemon is shutting down')
+      const grace = setTimeout(() => {
+        for (const connection of connections) connection.ws.terminate()
+      }, limits.closeGraceMs)
+      await Promise.all(ended)
+      clearTimeout(grace)
+      for (const room of rooms.values()) room.destroy()
+      rooms.clear()
+    },
+  }
+}
+
+function bytesOf(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data)
+  if (data instanceof ArrayBuffer) return new Uint8Array(data)
+  return data
+}

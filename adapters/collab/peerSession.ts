@@ -1,0 +1,154 @@
+import * as Y from 'yjs'
+import type { DocumentCommands } from '../../core/documents/commands.js'
+import { isQuireError } from '../../core/errors.js'
+import type { DocumentState } from '../../projections/documents/documentState.js'
+import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
+import type { CollabConnection } from './connection.js'
+import type { LogFanout } from './fanout.js'
+import { CLOSE } from './limits.js'
+import { MalformedMessage, parsePeerMessage, permissionDeniedMessage, syncStep1Message, syncStep2Message } from './protocol.js'
+import type { Room } from './room.js'
+
+/** What a peer session needs from the core. */
+export interface SessionContext {
+  readonly documents: DocumentsProjection
+  readonly commands: DocumentCommands
+  readonly fanout: LogFanout
+}
+
+/**
+ * One peer speaking the y-websocket protocol about one document. Its edits become events through
+ * `applyPeerUpdates` (never by touching the Y.Doc directly), batched while an append is in flight; what it learns of
+ * other changes comes from the log fan-out, not from here. A read-only peer syncs and reads, and its edits are
+ * dropped.
+ */
+export class PeerSession {
+  private pending: Uint8Array[] = []
+  private flushing: Promise<void> | undefined
+  private toldReadOnly = false
+
+  constructor(
+    private readonly connection: CollabConnection,
+    private readonly room: Room,
+    private readonly context: SessionContext,
+  ) {}
+
+  /** y-websocket's opening: the server's state vector (SyncStep1), then everyone's awareness. */
+  async start(): Promise<void> {
+    const state = await this.document()
+    if (!state) return
+    this.connection.send(syncStep1Message(Y.encodeStateVector(state.ydoc)))
+    const awareness = this.room.awarenessSnapshot()
+    if (awareness) this.connection.send(awareness)
+  }
+
+  /** Handles one binary message; anything that is not the protocol closes the connection with the reason. */
+  receive(bytes: Uint8Array): void {
+    try {
+      const message = parsePeerMessage(bytes)
+      switch (message.kind) {
+        case 'sync-step1':
+          void this.answerSyncStep1(message.stateVector)
+          return
+        case 'sync-step2':
+        case 'update':
+          if (this.connection.access.readOnly) this.refuseEdit(message.update)
+          else this.queue(message.update)
+          return
+        case 'awareness':
+          this.room.applyAwareness(this.connection, message.entries)
+          return
+        case 'query-awareness': {
+          const awareness = this.room.awarenessSnapshot()
+          if (awareness) this.connection.send(awareness)
+          return
+        }
+      }
+    } catch (error) {
+      this.protocolError(error)
+    }
+  }
+
+  /** Resolves once every edit received so far has been handed to the log (for a clean shutdown). */
+  async settled(): Promise<void> {
+    while (this.flushing) await this.flushing
+  }
+
+  /**
+   * Answers SyncStep1 with what the peer lacks, computed from the live document now, and sent once everything the
+   * live document holds is durable: peers never see a change the log could still lose. Changes recorded after this
+   * point reach the peer through the fan-out (it joined the room before it could send this), so none is missed;
+   * one that arrives both ways is applied once (Yjs updates are idempotent).
+   */
+  private async answerSyncStep1(stateVector: Uint8Array): Promise<void> {
+    const state = await this.document()
+    if (!state) return
+    let update: Uint8Array
+    try {
+      update = Y.encodeStateAsUpdate(state.ydoc, stateVector)
+    } catch (error) {
+      this.protocolError(new MalformedMessage(`invalid state vector: ${(error as Error).message}`))
+      return
+    }
+    this.context.fanout.whenDurable(state.position, () => this.connection.send(syncStep2Message(update)))
+  }
+
+  private queue(update: Uint8Array): void {
+    this.pending.push(update)
+    // Updates that arrive in the same burst (one TCP read holds many frames) become one append.
+    this.flushing ??= new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => this.flush())
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending
+        this.pending = []
+        try {
+          await this.context.commands.applyPeerUpdates(this.connection.docId, batch, this.connection.actor)
+        } catch (error) {
+          this.pending = []
+          this.editFailed(error)
+          return
+        }
+      }
+    } finally {
+      this.flushing = undefined
+    }
+  }
+
+  /** Drops a read-only peer's edit; the first one that changes something earns it y-protocols' "permission denied". */
+  private refuseEdit(update: Uint8Array): void {
+    // Every client answers the server's SyncStep1 with a SyncStep2, usually empty (no structs, no deletions): no edit.
+    if (this.toldReadOnly || isEmptyUpdate(update)) return
+    this.toldReadOnly = true
+    this.connection.send(permissionDeniedMessage('read-only connection: edits are not applied'))
+  }
+
+  private editFailed(error: unknown): void {
+    if (isQuireError(error, 'INVALID_UPDATE')) this.connection.close(CLOSE.protocolError, error.message)
+    else if (isQuireError(error, 'NOT_FOUND')) this.connection.close(CLOSE.notFound, 'no such document')
+    else this.connection.close(CLOSE.internalError, `the edit could not be recorded: ${(error as Error).message}`)
+  }
+
+  private protocolError(error: unknown): void {
+    if (error instanceof MalformedMessage) this.connection.close(CLOSE.protocolError, `malformed message: ${error.message}`)
+    else this.connection.close(CLOSE.internalError, `server error: ${(error as Error).message}`)
+  }
+
+  /** The live document; a peer whose document is gone is closed. */
+  private async document(): Promise<DocumentState | undefined> {
+    const docId = this.connection.docId
+    try {
+      const state = this.context.documents.peek(docId) ?? (await this.context.documents.get(docId))
+      if (!state) this.connection.close(CLOSE.notFound, `no document ${docId}`)
+      return state
+    } catch (error) {
+      this.connection.close(CLOSE.internalError, `the document could not be loaded: ${(error as Error).message}`)
+      return undefined
+    }
+  }
+}
+
+/** The encoding of an update that changes nothing: zero struct groups, an empty delete set. */
+const isEmptyUpdate = (update: Uint8Array): boolean => update.length === 2 && update[0] === 0 && update[1] === 0

@@ -1,0 +1,118 @@
+import * as Y from 'yjs'
+import * as awarenessProtocol from 'y-protocols/awareness'
+import type { Actor } from '../../core/events/actor.js'
+import { presenceOf } from '../../projections/presence/editorPresence.js'
+import type { PresenceRegistry } from '../../projections/presence/presenceRegistry.js'
+import { CollabConnection } from './connection.js'
+import { awarenessMessage, encodeAwarenessEntries, updateMessage, type AwarenessEntry } from './protocol.js'
+
+interface AwarenessChanges {
+  readonly added: readonly number[]
+  readonly updated: readonly number[]
+  readonly removed: readonly number[]
+}
+
+/**
+ * The peers of one document: who is connected, and their awareness (cursors, names, the editor presence of
+ * {@link presenceOf}). Awareness lives on a small Y.Doc of its own: it is ephemeral, never logged, and must never
+ * touch the document's Y.Doc, whose every change is an event. A room exists while it has connections.
+ */
+export class Room {
+  readonly connections = new Set<CollabConnection>()
+  private readonly awarenessDoc = new Y.Doc()
+  private readonly awareness = new awarenessProtocol.Awareness(this.awarenessDoc)
+  /** Which connection speaks for each awareness client (a peer may not overwrite or remove another's). */
+  private readonly owners = new Map<number, CollabConnection>()
+
+  constructor(
+    readonly docId: string,
+    private readonly presence: PresenceRegistry,
+  ) {
+    // The server itself is not a collaborator.
+    this.awareness.setLocalState(null)
+    this.awareness.on('update', (changes: AwarenessChanges, origin: unknown) => this.awarenessChanged(changes, origin))
+  }
+
+  join(connection: CollabConnection): void {
+    this.connections.add(connection)
+  }
+
+  /** Removes a connection and everything it announced; true when the room is now empty. */
+  leave(connection: CollabConnection): boolean {
+    if (!this.connections.delete(connection)) return this.connections.size === 0
+    const clients = [...connection.awarenessClients]
+    if (clients.length > 0) awarenessProtocol.removeAwarenessStates(this.awareness, clients, null)
+    this.presence.dropConnection(connection.label)
+    return this.connections.size === 0
+  }
+
+  /**
+   * Sends a recorded update to every peer but the one it came from (that peer has it already: it made it). Encoded
+   * once for all of them.
+   */
+  broadcastUpdate(update: Uint8Array, actor: Actor): void {
+    const origin = actor.kind === 'peer' ? actor.peer : undefined
+    let message: Uint8Array | undefined
+    for (const connection of this.connections) {
+      if (connection.label === origin) continue
+      message ??= updateMessage(update)
+      connection.send(message)
+    }
+  }
+
+  /** Applies awareness entries a peer sent, minus those of clients another connection speaks for. */
+  applyAwareness(connection: CollabConnection, entries: readonly AwarenessEntry[]): void {
+    const own = entries.filter((entry) => {
+      if (entry.clientId === this.awareness.clientID) return false
+      const owner = this.owners.get(entry.clientId)
+      return owner === undefined || owner === connection
+    })
+    if (own.length === 0) return
+    awarenessProtocol.applyAwarenessUpdate(this.awareness, encodeAwarenessEntries(own), connection)
+  }
+
+  /** Every current awareness state as one message, for a peer that joins or asks; undefined when there are none. */
+  awarenessSnapshot(): Uint8Array | undefined {
+    const clients = [...this.awareness.getStates().keys()]
+    if (clients.length === 0) return undefined
+    return awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, clients))
+  }
+
+  destroy(): void {
+    this.awareness.destroy()
+    this.awarenessDoc.destroy()
+  }
+
+  private awarenessChanged({ added, updated, removed }: AwarenessChanges, origin: unknown): void {
+    const from = origin instanceof CollabConnection ? origin : undefined
+    const states = this.awareness.getStates()
+    for (const clientId of [...added, ...updated]) {
+      if (from && !this.owners.has(clientId)) {
+        this.owners.set(clientId, from)
+        from.awarenessClients.add(clientId)
+      }
+      const owner = this.owners.get(clientId)
+      if (owner) this.publishPresence(owner, clientId, states.get(clientId))
+    }
+    for (const clientId of removed) {
+      const owner = this.owners.get(clientId)
+      if (!owner) continue
+      this.owners.delete(clientId)
+      owner.awarenessClients.delete(clientId)
+      this.presence.set(owner.label, clientId, undefined)
+    }
+    const changed = [...added, ...updated, ...removed]
+    if (changed.length === 0) return
+    const message = awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, changed))
+    for (const connection of this.connections) if (connection !== from) connection.send(message)
+  }
+
+  private publishPresence(owner: CollabConnection, clientId: number, state: unknown): void {
+    const presence = presenceOf(state)
+    this.presence.set(
+      owner.label,
+      clientId,
+      presence && { ...presence, docId: this.docId, connection: owner.label, clientId, updatedAt: Date.now() },
+    )
+  }
+}

@@ -1,0 +1,243 @@
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { setTimeout as sleep } from 'node:timers/promises'
+import WebSocket from 'ws'
+import * as Y from 'yjs'
+import { WebsocketProvider } from 'y-websocket'
+import { readTrace } from '../adapters/trace/traceFile.js'
+import { processCpuMs, selfCpuMs } from './mcpSupport.js'
+import { rssKiB, startQuire, startReference, type FanoutServer } from './fanoutServers.js'
+import {
+  fmtMs, now, percentile, printTable, printTargets, tracePath, withTempDir, type Benchmark, type TargetResult,
+} from './util.js'
+
+/**
+ * Fan-out of one typist to N peers of one document (N = 1, 10, 50), for Quire's collaboration endpoint (a real
+ * `quire serve`: every update an fsync'd event before any other peer gets it) and the reference @y/websocket-server
+ * 0.1.1 (in memory, no persistence), each in its own child process, measured the same way in the same run.
+ *
+ * Typing: the automerge-paper trace from its start, one transaction at a time on the typist's Y.Text, at a fixed
+ * 200 edits/s (QUIRE_BENCH_FANOUT_RATE) for 5 s (QUIRE_BENCH_FANOUT_MS): a steady, fast typist (ten times a
+ * person), the same load for both servers, rather than "as fast as acks allow" (y-websocket has no acks).
+ * Latency: from just before the typist's edit to the moment a peer's document holds it (its state vector reaches
+ * the edit's clock), for every (edit, peer) pair; all peers live in this process, so one clock serves both ends.
+ * CPU: the server process's user + system time over the phase (/proc). Memory: RSS growth of the server per
+ * idle open document, 50 documents of 2 KB with one idle peer each, documents not loaded before their peer comes.
+ */
+
+const RATE = Number(process.env.QUIRE_BENCH_FANOUT_RATE ?? 200)
+const PHASE_MS = Number(process.env.QUIRE_BENCH_FANOUT_MS ?? 5_000)
+const PEER_COUNTS = [1, 10, 50]
+const IDLE_DOCS = 50
+const WARM_ROOMS = 5
+const TYPIST = 1
+const TARGET = 1.5
+
+interface PhaseResult {
+  readonly server: string
+  readonly peers: number
+  readonly edits: number
+  readonly p50: number
+  readonly p99: number
+  readonly serverCpuS: number
+  readonly benchCpuS: number
+}
+
+interface Peer {
+  readonly doc: Y.Doc
+  readonly provider: WebsocketProvider
+}
+
+function connect(server: FanoutServer, room: string, clientId?: number): Peer {
+  const doc = new Y.Doc()
+  if (clientId !== undefined) doc.clientID = clientId
+  const provider = new WebsocketProvider(server.url, room, doc, {
+    params: server.params,
+    WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+    disableBc: true,
+  })
+  return { doc, provider }
+}
+
+function synced(peer: Peer, timeoutMs = 20_000): Promise<void> {
+  if (peer.provider.synced) return Promise.resolve()
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('a peer did not sync')), timeoutMs)
+    peer.provider.once('sync', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
+
+function close(peers: readonly Peer[]): void {
+  for (const peer of peers) {
+    peer.provider.destroy()
+    peer.doc.destroy()
+  }
+}
+
+async function phase(server: FanoutServer, receivers: number, patches: readonly (readonly [number, number, string])[][]): Promise<PhaseResult> {
+  const room = await server.newDocument('')
+  const typist = connect(server, room, TYPIST)
+  const peers = Array.from({ length: receivers }, () => connect(server, room))
+  await Promise.all([typist, ...peers].map((peer) => synced(peer)))
+  await sleep(200)
+
+  const sent: { t0: number; clock: number }[] = []
+  const latencies: number[] = []
+  const arrived = peers.map(() => 0)
+  peers.forEach((peer, index) => {
+    peer.doc.on('update', () => {
+      const clock = Y.getState(peer.doc.store, TYPIST)
+      const t = now()
+      let next = arrived[index]!
+      while (next < sent.length && sent[next]!.clock <= clock) latencies.push(t - sent[next++]!.t0)
+      arrived[index] = next
+    })
+  })
+  const text = typist.doc.getText('source')
+  const count = Math.min(patches.length, Math.round((PHASE_MS / 1000) * RATE))
+  const cpu = processCpuMs(server.pid)
+  const benchCpu = selfCpuMs()
+  const start = now()
+  for (let index = 0; index < count; index++) {
+    const due = start + (index * 1000) / RATE
+    const wait = due - now()
+    if (wait > 1) await sleep(wait)
+    const t0 = now()
+    typist.doc.transact(() => {
+      for (const [position, deleteCount, insert] of patches[index]!) {
+        if (deleteCount > 0) text.delete(position, deleteCount)
+        if (insert.length > 0) text.insert(position, insert)
+      }
+    })
+    sent.push({ t0, clock: Y.getState(typist.doc.store, TYPIST) })
+  }
+  const deadline = now() + 30_000
+  while (arrived.some((value) => value < sent.length) && now() < deadline) await sleep(5)
+  const serverCpuS = (processCpuMs(server.pid) - cpu) / 1000
+  const benchCpuS = (selfCpuMs() - benchCpu) / 1000
+  if (arrived.some((value) => value < sent.length)) throw new Error(`${server.name}: not every peer got every edit within 30 s`)
+  const expected = text.toString()
+  if (peers.some((peer) => peer.doc.getText('source').toString() !== expected)) throw new Error(`${server.name}: a peer ended with other text`)
+  close([typist, ...peers])
+  return { server: server.name, peers: receivers, edits: count, p50: percentile(latencies, 50), p99: percentile(latencies, 99), serverCpuS, benchCpuS }
+}
+
+/** RSS growth per document when `IDLE_DOCS` documents each get one idle peer (rooms[0..WARM_ROOMS) warm up). */
+async function idleMemory(server: FanoutServer, rooms: readonly string[], content: string): Promise<number> {
+  // Warm up the code paths (a few rooms, then gone) and let the heap settle, so the baseline includes them.
+  const warm = rooms.slice(0, WARM_ROOMS).map((room) => connect(server, room))
+  await Promise.all(warm.map((peer) => synced(peer)))
+  close(warm)
+  await sleep(2_000)
+  const before = steadyRss(server.pid)
+  const peers = rooms.slice(WARM_ROOMS).map((room) => connect(server, room))
+  await Promise.all(peers.map((peer) => synced(peer)))
+  // The reference holds only what peers bring: each idle peer brings the same 2 KB Quire's documents hold.
+  if (server.name !== 'quire') for (const peer of peers) peer.doc.getText('source').insert(0, content)
+  await sleep(2_000)
+  const after = steadyRss(server.pid)
+  close(peers)
+  return (after - before) / peers.length
+}
+
+/** Median of a few RSS readings a moment apart. */
+function steadyRss(pid: number): number {
+  const readings: number[] = []
+  for (let index = 0; index < 5; index++) readings.push(rssKiB(pid))
+  return percentile(readings, 50)
+}
+
+async function run(): Promise<TargetResult[]> {
+  // Every WebsocketProvider adds a process 'exit' listener in Node; 100 of them are expected here.
+  process.setMaxListeners(Math.max(process.getMaxListeners(), 200))
+  const trace = await readTrace(tracePath())
+  if (trace.kind !== 'sequential') throw new Error('the fan-out benchmark types a sequential trace')
+  const patches = trace.txns.map((txn) => txn.patches)
+  const content = trace.endContent.slice(0, 2_048)
+  const results: PhaseResult[] = []
+  const memory = new Map<string, number>()
+
+  await withTempDir('fanout', async (dir) => {
+    const workspace = join(dir, 'workspace')
+    await mkdir(workspace)
+    const quire = await startQuire(join(dir, 'home'), workspace)
+    const reference = await startReference()
+    try {
+      for (const peers of PEER_COUNTS) {
+        // Alternate which server goes first, so neither always runs on a warmer machine.
+        const order = peers === 10 ? [reference, quire] : [quire, reference]
+        for (const server of order) results.push(await phase(server, peers, patches))
+      }
+      const quireRooms: string[] = []
+      for (let index = 0; index < WARM_ROOMS + IDLE_DOCS; index++) quireRooms.push(await quire.newDocument(content))
+      const restarted = await quire.restart()
+      try {
+        memory.set('quire', await idleMemory(restarted, quireRooms, content))
+      } finally {
+        await restarted.stop()
+      }
+      // A fresh reference too: the one above still holds every room of the latency phases (it never unloads
+      // documents without persistence), and its garbage would be collected in the middle of the measurement.
+      await reference.stop()
+      const freshReference = await startReference()
+      try {
+        const referenceRooms: string[] = []
+        for (let index = 0; index < WARM_ROOMS + IDLE_DOCS; index++) referenceRooms.push(await freshReference.newDocument(content))
+        memory.set('reference', await idleMemory(freshReference, referenceRooms, content))
+      } finally {
+        await freshReference.stop()
+      }
+    } finally {
+      await quire.stop().catch(() => {})
+      await reference.stop()
+    }
+  })
+
+  printTable(
+    `fanout: one typist at ${RATE} edits/s for ${PHASE_MS / 1000} s (automerge-paper), latency to each other peer`,
+    ['server', 'peers', 'edits', 'p50', 'p99', 'server CPU', 'bench CPU'],
+    results.map((result) => [
+      result.server, String(result.peers), String(result.edits), fmtMs(result.p50), fmtMs(result.p99),
+      `${result.serverCpuS.toFixed(2)} s`, `${result.benchCpuS.toFixed(2)} s`,
+    ]),
+  )
+  printTable(
+    `fanout: RSS growth per idle open document (${IDLE_DOCS} documents of 2 KB, one idle peer each)`,
+    ['server', 'per document'],
+    [...memory].map(([server, kib]) => [server, `${kib.toFixed(1)} KiB`]),
+  )
+  const targets: TargetResult[] = []
+  for (const peers of PEER_COUNTS) {
+    const ours = results.find((result) => result.server === 'quire' && result.peers === peers)!
+    const theirs = results.find((result) => result.server !== 'quire' && result.peers === peers)!
+    const p99 = ours.p99 / theirs.p99
+    const cpu = ours.serverCpuS / theirs.serverCpuS
+    targets.push({ benchmark: 'fanout', name: `p99 latency, ${peers} peers (quire/reference)`, ratio: p99, target: `≤ ${TARGET}x`, met: p99 <= TARGET })
+    targets.push({ benchmark: 'fanout', name: `server CPU, ${peers} peers (quire/reference)`, ratio: cpu, target: `≤ ${TARGET}x`, met: cpu <= TARGET })
+  }
+  const memoryRatio = memory.get('quire')! / memory.get('reference')!
+  targets.push({ benchmark: 'fanout', name: 'RSS per idle document (quire/reference)', ratio: memoryRatio, target: 'record', met: null })
+  printTargets('fanout', targets)
+  return targets
+}
+
+export const fanoutBenchmark: Benchmark = {
+  name: 'fanout',
+  description: 'collaboration fan-out: one typist, 1/10/50 peers, latency p50/p99 and server CPU vs @y/websocket-server; RSS per idle document',
+  run,
+}
+
+/** `node dist/bench/fanout.js` runs this benchmark alone (bench/run.ts registers it for the suite). */
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  run().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error)
+      process.exit(1)
+    },
+  )
+}

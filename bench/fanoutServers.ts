@@ -1,0 +1,87 @@
+import { fork } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { launchDaemon, type Daemon, type McpConnection } from './mcpSupport.js'
+
+/**
+ * The two servers of the fan-out benchmark behind one shape: each runs in its own child process (so its CPU time
+ * and RSS are its own), and names documents its way — Quire's are created through MCP and addressed by id, the
+ * reference creates a room on first connection.
+ */
+export interface FanoutServer {
+  readonly name: string
+  readonly pid: number
+  /** The WebsocketProvider's serverUrl. */
+  readonly url: string
+  /** URL parameters every peer passes (Quire: the port file's token). */
+  readonly params: Record<string, string>
+  /** A fresh document holding `content`; its room name. */
+  newDocument(content: string): Promise<string>
+  stop(): Promise<void>
+}
+
+/** `quire serve`: every peer update is an event, fsync'd before any other peer sees it. */
+export async function startQuire(home: string, workspace: string): Promise<FanoutServer & { restart(): Promise<FanoutServer> }> {
+  const daemon: Daemon = await launchDaemon(home, workspace)
+  const [port, token] = (await readFile(join(home, 'port'), 'utf8')).trim().split(':') as [string, string]
+  let mcp: McpConnection | undefined
+  const server = {
+    name: 'quire',
+    pid: daemon.pid,
+    url: `ws://127.0.0.1:${port}/collab`,
+    params: { token },
+    async newDocument(content: string) {
+      mcp ??= await daemon.connect('fanout')
+      const { tabId } = (await mcp.call('workspace', { action: 'new' })) as { tabId: string }
+      if (content) await mcp.call('document', { action: 'write', tabId, content, save: false })
+      const response = await fetch(`http://127.0.0.1:${port}/collab`, { headers: { authorization: `Bearer ${token}` } })
+      const listing = (await response.json()) as { windows: { tabs: { tabId: string; docId: string }[] }[] }
+      const docId = listing.windows.flatMap((window) => window.tabs).find((tab) => tab.tabId === tabId)?.docId
+      if (!docId) throw new Error(`GET /collab does not list tab ${tabId}`)
+      return docId
+    },
+    async stop() {
+      await mcp?.close()
+      mcp = undefined
+      await daemon.stop()
+    },
+    /** Stops and starts the daemon on the same data directory: its documents are then on disk only, not loaded. */
+    async restart() {
+      await server.stop()
+      return startQuire(home, workspace)
+    },
+  }
+  return server
+}
+
+/** @y/websocket-server 0.1.1 (see fanoutReference.ts). */
+export async function startReference(): Promise<FanoutServer> {
+  const child = fork(fileURLToPath(new URL('fanoutReference.js', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { port: number }).port))
+    child.once('exit', (code) => reject(new Error(`the reference server exited with ${code}`)))
+  })
+  let rooms = 0
+  return {
+    name: 'y-websocket-server',
+    pid: child.pid!,
+    url: `ws://127.0.0.1:${port}`,
+    params: {},
+    // The reference holds only what peers bring: the first peer of a room uploads `content` (see the benchmark).
+    newDocument: async () => `room-${++rooms}`,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+/** Resident set size of a process now, in KiB (/proc/<pid>/status VmRSS). */
+export function rssKiB(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return match ? Number(match[1]) : Number.NaN
+}
