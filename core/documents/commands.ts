@@ -250,11 +250,22 @@ export class DocumentCommands {
   async applyPeerUpdates(docId: string, updates: readonly Uint8Array[], actor: Actor): Promise<PeerUpdateOutcome> {
     for (const update of updates) assertDecodableUpdate(update)
     const state = await this.require(docId)
+    try {
+      return this.recordPeerUpdates(state, updates, actor)
+    } catch (error) {
+      // Some updates may be in the live Y.Doc without being in the log: rebuild it from the log on next use.
+      this.documents.evict(docId)
+      throw error
+    }
+  }
+
+  private recordPeerUpdates(state: DocumentState, updates: readonly Uint8Array[], actor: Actor): PeerUpdateOutcome {
     // Apply each update, then record all that brought something new as one append (one event each), all in one
     // synchronous step so no other event of this document can come between.
     const events: EventInput[] = []
     const changedText: boolean[] = []
     const sides = { text: false, mirror: false }
+    const mirrorWasAttached = mirrorIsAttached(state.ydoc)
     for (const update of updates) {
       const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
       if (!stateChanged) continue
@@ -264,7 +275,9 @@ export class DocumentCommands {
       sides.mirror ||= mirrorChanged
     }
     if (events.length === 0) return { revision: state.revision, recorded: 0, durable: Promise.resolve() }
-    this.bridge(state, sides, events, changedText)
+    // A peer that wrote into a mirror nobody attached (a WYSIWYG editor that bound an empty fragment) must not
+    // become the text: `source` is the truth, and the mirror is rebuilt from it.
+    this.bridge(state, mirrorWasAttached ? sides : { text: sides.text || sides.mirror, mirror: false }, events, changedText)
     const durable = this.enqueueApplied(state, events, changedText)
     return { revision: state.revision, recorded: events.length, durable }
   }

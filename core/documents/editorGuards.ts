@@ -50,6 +50,12 @@ export class EditorGuards {
     }
   }
 
+  /** Whether the tab is its window's current tab and a WYSIWYG editor renders it (DOC.WRITE.12–13). */
+  showsWysiwyg(tab: TabState): boolean {
+    if (this.workspace.state.windows.get(tab.windowLabel)?.activeTabId !== tab.tabId) return false
+    return this.presence.forTab(tab.tabId).some((editor) => editor.mode === 'wysiwyg')
+  }
+
   private composing(docId: string): boolean {
     const now = this.now()
     return this.presence.forDocument(docId).some((editor) => isComposing(editor, now))

@@ -6,6 +6,9 @@ import { DISK, type Actor } from '../events/actor.js'
 import type { Approval } from '../../projections/approvals/approvalsState.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import type { EditorGuards } from '../documents/editorGuards.js'
+import { normalizeLineEndings } from '../documents/commands.js'
+import { parseMarkdown } from '../markdown/parse.js'
+import { serializeMarkdown } from '../markdown/serialize.js'
 import { kindOfFile, titleOfPath } from '../documents/kind.js'
 import { documentStream } from '../documents/events.js'
 import { QuireError, isQuireError } from '../errors.js'
@@ -160,7 +163,9 @@ export class FileCommands {
     const tab = resolveTab(this.workspace.state, tabId)
     const outcome = await this.documentCommands.write({
       docId: tab.docId,
-      content,
+      // Into the active WYSIWYG tab of a Markdown document, the text is what that editor makes of it: its
+      // serialization of the loaded text (DOC.WRITE.12–13); every other tab gets `content` verbatim (DOC.WRITE.14).
+      content: (_current, state) => (state.meta?.kind === 'markdown' && this.editors.showsWysiwyg(tab) ? throughEditor(content) : content),
       expectedRevision,
       actor: caller.actor,
       guard: () => this.editors.assertNotComposing(tab.docId),
@@ -301,3 +306,5 @@ export class FileCommands {
   }
 }
 
+/** The WYSIWYG editor's serialization of a Markdown text: what loading it into the editor and saving gives. */
+const throughEditor = (content: string): string => serializeMarkdown(parseMarkdown(normalizeLineEndings(content)))

@@ -4,65 +4,42 @@
  * console's presence through awareness, and the MCP surface in-process (so the log can be stalled while an edit is
  * being recorded).
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startHttpServer, type HttpServer } from '../../adapters/http/daemon.js'
-import { editorPeer, type EditorPeer } from '../support/editorPeer.js'
-import {
-  docOfTab, envelope, eventually, launchFaulty, LogStall, ok, openTab, readDoc, real, streamEvents, within, type FaultySession,
-} from '../support/faultSession.js'
-import { tempDir } from '../support/mcpHarness.js'
 import { PERSON } from '../support/conformance.js'
+import { envelope, eventually, ok, readDoc, real, streamEvents, within } from '../support/faultSession.js'
+import { tempDir } from '../support/mcpHarness.js'
+import { presenceRig, type PresenceRig } from '../support/presenceRig.js'
 
 describe('presence and the write path', () => {
   let T: string
   let n = 0
-  const cleanups: Array<() => Promise<void> | void> = []
+  const rigs: PresenceRig[] = []
 
   beforeAll(async () => {
     T = await real(await tempDir('quire-presence-'))
   })
   afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+    for (const rig of rigs.splice(0)) await rig.close()
   })
   afterAll(async () => {
     await rm(T, { recursive: true, force: true })
   })
 
-  /** A core with the MCP surface in-process, its HTTP side (collab endpoint) listening, and one document open. */
-  async function fresh(text = 'hello world\n'): Promise<{ session: FaultySession; http: HttpServer; stall: LogStall; tabId: string; docId: string; file: string }> {
-    const ws = join(T, `ws${++n}`)
-    await mkdir(ws)
-    const file = join(ws, 'doc.md')
-    await writeFile(file, text)
-    const stall = new LogStall()
-    const session = await launchFaulty({ workspaces: [ws], stall })
-    const http = await startHttpServer(session.quire.services)
-    cleanups.push(() => session.close(), () => http.close())
-    const tabId = await openTab(session, file)
-    return { session, http, stall, tabId, docId: docOfTab(session.quire, tabId), file }
+  async function fresh(text = 'hello world\n'): Promise<PresenceRig> {
+    const rig = await presenceRig(join(T, `ws${++n}`), text)
+    rigs.push(rig)
+    return rig
   }
-
-  async function attach(context: { session: FaultySession; http: HttpServer; tabId: string; docId: string }, initial: Parameters<typeof editorPeer>[3] = { tabId: context.tabId }): Promise<EditorPeer> {
-    const peer = editorPeer(context.http.url, context.http.token, context.docId, initial)
-    cleanups.push(() => peer.close())
-    await within(10_000, 'the peer to sync', peer.synced())
-    expect(await eventually(() => context.session.quire.services.presence.forTab(context.tabId).length > 0)).toBe(true)
-    return peer
-  }
-
-  /** Waits until the server sees the peer's latest presence. */
-  const seen = (session: FaultySession, tabId: string, check: (editor: Record<string, unknown>) => boolean) =>
-    eventually(() => session.quire.services.presence.forTab(tabId).some((editor) => check(editor as unknown as Record<string, unknown>)))
 
   it('CONC.5 / DOC.WRITE.15 / DOC.TRANSFORM.8 / SEL.SET.12 while the person composes, write, transform and selection.set answer BUSY and change nothing; selection.get still answers (SEL.GET.6)', async () => {
     const context = await fresh('中文English\n')
     const { session, tabId } = context
-    const peer = await attach(context)
+    const peer = await context.attach()
     peer.select(0, 2)
     peer.present({ composing: true })
-    expect(await seen(session, tabId, (editor) => editor.composing === true)).toBe(true)
+    expect(await context.seen((editor) => editor.composing === true)).toBe(true)
     const before = await readDoc(session, tabId)
     envelope(await session.call('document', { action: 'write', tabId, content: 'must not land\n' }), 'BUSY')
     envelope(await session.call('document', { action: 'transform', tabId, kind: 'cjk-spacing' }), 'BUSY')
@@ -74,7 +51,7 @@ describe('presence and the write path', () => {
 
     // Composition over, in the source editor: still BUSY within the grace period (DOC.WRITE.16), then writes land.
     peer.present({ composing: false, compositionEndedAt: Date.now() })
-    expect(await seen(session, tabId, (editor) => editor.composing === false)).toBe(true)
+    expect(await context.seen((editor) => editor.composing === false)).toBe(true)
     envelope(await session.call('document', { action: 'write', tabId, content: 'still composing, just\n' }), 'BUSY')
     expect(await eventually(async () => !(await session.call('document', { action: 'write', tabId, content: 'after the grace period\n', save: false })).isError, 3_000)).toBe(true)
     expect((await readDoc(session, tabId)).content).toBe('after the grace period\n')
@@ -83,22 +60,22 @@ describe('presence and the write path', () => {
   it('DOC.WRITE.16 the grace period is the source editor\'s: a WYSIWYG editor that ended its composition does not hold writes back', async () => {
     const context = await fresh()
     const { session, tabId } = context
-    const peer = await attach(context, { tabId, mode: 'wysiwyg' })
+    const peer = await context.attach({ tabId, mode: 'wysiwyg' })
     peer.present({ composing: false, compositionEndedAt: Date.now() })
-    expect(await seen(session, tabId, (editor) => editor.compositionEndedAt !== null)).toBe(true)
+    expect(await context.seen((editor) => editor.compositionEndedAt !== null)).toBe(true)
     ok(await session.call('document', { action: 'write', tabId, content: 'right away\n', save: false }))
   })
 
   it('JRNL.12 the person starts composing while the write is being recorded: ABORTED composing, nothing changes', async () => {
     const context = await fresh()
     const { session, stall, tabId } = context
-    const peer = await attach(context)
+    const peer = await context.attach()
     const before = await readDoc(session, tabId)
     const held = stall.engage()
     const writing = session.call('document', { action: 'write', tabId, content: 'aborted\n', save: false })
     await held.reached
     peer.present({ composing: true })
-    expect(await seen(session, tabId, (editor) => editor.composing === true)).toBe(true)
+    expect(await context.seen((editor) => editor.composing === true)).toBe(true)
     held.release()
     const aborted = envelope(await within(10_000, 'the write', writing), 'ABORTED')
     expect(aborted.reason).toBe('composing')
@@ -108,7 +85,7 @@ describe('presence and the write path', () => {
   it('JRNL.12 the person types while the write is being recorded: ABORTED edited, and the keystroke is kept', async () => {
     const context = await fresh()
     const { session, stall, tabId } = context
-    const peer = await attach(context)
+    const peer = await context.attach()
     const held = stall.engage()
     const writing = session.call('document', { action: 'write', tabId, content: 'aborted\n', save: false })
     await held.reached
@@ -124,9 +101,9 @@ describe('presence and the write path', () => {
   it('JRNL.12 the person moves the selection while selection.set is being recorded: ABORTED selection', async () => {
     const context = await fresh()
     const { session, stall, tabId } = context
-    const peer = await attach(context)
+    const peer = await context.attach()
     peer.select(0, 5)
-    expect(await seen(session, tabId, (editor) => editor.selection !== null)).toBe(true)
+    expect(await context.seen((editor) => editor.selection !== null)).toBe(true)
     const before = await readDoc(session, tabId)
     const held = stall.engage()
     const setting = session.call('selection', { action: 'set', content: 'HELLO' })
@@ -143,7 +120,7 @@ describe('presence and the write path', () => {
   it('JRNL.12 the person closes the tab while the write is being recorded: ABORTED closed', async () => {
     const context = await fresh()
     const { session, stall, tabId } = context
-    await attach(context)
+    await context.attach()
     const held = stall.engage()
     const writing = session.call('document', { action: 'write', tabId, content: 'aborted\n', save: false })
     await held.reached
@@ -160,7 +137,7 @@ describe('presence and the write path', () => {
     const { session, tabId } = context
     const focused = async () => (ok(await session.call('session', { action: 'get_state' })).windows as Array<{ label: string; focused: boolean }>).find((window) => window.label === 'main')!.focused
     expect(await focused()).toBe(false)
-    const peer = await attach(context)
+    const peer = await context.attach()
     expect(await eventually(focused)).toBe(true)
     peer.present({ focused: false })
     expect(await eventually(async () => !(await focused()))).toBe(true)

@@ -25,7 +25,8 @@ export function editorPeer(baseUrl: string, token: string, docId: string, initia
   const ydoc = new Y.Doc()
   const text = ydoc.getText('source')
   const provider = new WebsocketProvider(`${baseUrl.replace(/^http/, 'ws')}/collab`, docId, ydoc, {
-    params: { token },
+    // A WYSIWYG editor asks for the mirror before it binds it, as the console does.
+    params: initial.mode === 'wysiwyg' ? { token, mirror: '1' } : { token },
     WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
     disableBc: true,
   })
