@@ -2,7 +2,9 @@ import { serve, type ServerType } from '@hono/node-server'
 import { Hono } from 'hono'
 import type { AddressInfo } from 'node:net'
 import type { Services } from '../host/services.js'
+import { createCollabEndpoint, type CollabOptions } from '../collab/endpoint.js'
 import { adminRoutes } from './adminRoute.js'
+import { consoleRoutes } from './console.js'
 import { bearerToken, loopbackOnly, sameSecret } from './guard.js'
 import { McpSessions } from './mcpRoute.js'
 import { newAccessToken, removePortFile, writePortFile } from './portFile.js'
@@ -16,11 +18,15 @@ export interface HttpServer {
 }
 
 /**
- * The daemon's HTTP side on 127.0.0.1: `/mcp` (Streamable HTTP) and `/admin` (the person's CLI). Every request needs
- * a token: the port file's access token, or an agent token (MCP only; its agent is the principal). The port file is
- * written once the server listens and removed when it closes.
+ * The daemon's HTTP side on 127.0.0.1: `/mcp` (Streamable HTTP), `/admin` (the person's CLI), `/collab` (y-websocket
+ * peers, adapters/collab) and `/` (the console, adapters/http/console.ts). Every request for data needs a token: the
+ * port file's access token, or an agent token (MCP, and read-only collaboration; its agent is the principal). The
+ * port file is written once the server listens and removed when it closes.
  */
-export async function startHttpServer(services: Services, options: { port?: number } = {}): Promise<HttpServer> {
+export async function startHttpServer(
+  services: Services,
+  options: { port?: number; collab?: Omit<CollabOptions, 'accessToken'> } = {},
+): Promise<HttpServer> {
   const token = newAccessToken()
   const sessions = new McpSessions(services)
   let port = 0
@@ -40,9 +46,16 @@ export async function startHttpServer(services: Services, options: { port?: numb
     await next()
   })
   app.route('/admin', adminRoutes(services))
+  // The y-websocket collaboration endpoint (its own token checks: the person read-write, agents read-only).
+  const collab = createCollabEndpoint(services, { ...options.collab, accessToken: token })
+  app.route('/collab', collab.routes)
+  app.route('/', consoleRoutes(services, token))
 
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const listening = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: '127.0.0.1' }, () => resolve(listening))
+    const listening = serve(
+      { fetch: app.fetch, port: options.port ?? 0, hostname: '127.0.0.1', websocket: { server: collab.websocketServer } },
+      () => resolve(listening),
+    )
     listening.once('error', reject)
   })
   port = (server.address() as AddressInfo).port
@@ -54,6 +67,7 @@ export async function startHttpServer(services: Services, options: { port?: numb
     sessions,
     async close() {
       await removePortFile(services.engine.home)
+      await collab.close()
       await sessions.closeAll()
       await new Promise<void>((resolve) => {
         server.close(() => resolve())

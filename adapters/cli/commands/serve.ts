@@ -17,6 +17,7 @@ export async function serveCommand(home: string, args: string[], out: (line: str
     }
     const http = await startHttpServer(quire.services, { port })
     out(`quire serving ${home} on ${http.url} (MCP at ${http.url}/mcp); the port file holds the access token`)
+    out(`console: ${http.url}/?token=${http.token}`)
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)

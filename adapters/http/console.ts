@@ -1,0 +1,66 @@
+import { Hono, type Context } from 'hono'
+import { USER } from '../../core/events/actor.js'
+import { isQuireError } from '../../core/errors.js'
+import type { Caller } from '../../core/workspace/commands.js'
+import type { Services } from '../host/services.js'
+import { CONSOLE_ASSETS, readConsoleAsset, type ConsoleAsset } from './consoleAssets.js'
+import type { ConsoleActivation, ConsoleError } from './consoleApi.js'
+import { consoleState } from './consoleState.js'
+import { bearerToken, sameSecret } from './guard.js'
+
+/** The console acts as the person: its tab switches are the user's, never an MCP caller's. */
+const PERSON: Caller = { actor: USER, connection: 'console', principal: null }
+
+/**
+ * No inline script, no foreign origin; inline styles only because CodeMirror and ProseMirror set them. The token
+ * is in the address bar on the first load, so no referrer ever leaves the page.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+}
+
+/**
+ * The web console (DESIGN §8): the page at `/`, its bundle under `/console/`, and its JSON API under
+ * `/console/api/` (contract in consoleApi.ts). The page and bundle hold no data, so they load without a token (the
+ * page then asks for the link `quire serve` printed); every API call needs the port file's access token.
+ */
+export function consoleRoutes(services: Services, accessToken: string): Hono {
+  const app = new Hono()
+  app.get('/', (c) => asset(c, 'index.html'))
+  app.get('/console/console.js', (c) => asset(c, 'console.js'))
+  app.get('/console/console.css', (c) => asset(c, 'console.css'))
+  app.get('/console/console.js.map', (c) => asset(c, 'console.js.map'))
+
+  app.use('/console/api/*', async (c, next) => {
+    const presented = bearerToken(c.req.header('authorization'))
+    if (!presented || !sameSecret(presented, accessToken)) {
+      return c.json<ConsoleError>({ error: 'UNAUTHORIZED', message: 'the access token from the port file is required' }, 401)
+    }
+    await next()
+  })
+  app.get('/console/api/state', async (c) => c.json(await consoleState(services), 200, { 'cache-control': 'no-store' }))
+  app.post('/console/api/tabs/:tabId/activate', async (c) => {
+    try {
+      const outcome = await services.workspace.switchTab(c.req.param('tabId'), PERSON)
+      const body: ConsoleActivation = { activated: outcome.activated, activeTabId: outcome.activeTabId, state: await consoleState(services) }
+      return c.json(body)
+    } catch (error) {
+      if (isQuireError(error)) {
+        return c.json<ConsoleError>({ error: error.code, message: error.message }, error.code === 'INVALID_TAB' ? 404 : 400)
+      }
+      throw error
+    }
+  })
+  return app
+}
+
+async function asset(c: Context, name: ConsoleAsset): Promise<Response> {
+  const bytes = await readConsoleAsset(name)
+  if (!bytes) return c.text('The web console is not built: run `npm run build`.', 503)
+  return c.body(new Uint8Array(bytes), 200, { ...PAGE_HEADERS, 'content-type': CONSOLE_ASSETS[name] })
+}

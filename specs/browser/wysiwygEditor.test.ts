@@ -1,0 +1,64 @@
+import { rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { consoleEditor, eventually, launchChromium, openConsole, openTab, screenshot } from '../support/browser.js'
+import { launchDaemon, tempDir, type Daemon, type Session } from '../support/mcpHarness.js'
+
+/** The WYSIWYG editor in real Chromium: it shows the `prosemirror` mirror, and typing there reaches `source`. */
+describe('console WYSIWYG editor (Chromium)', () => {
+  let folder: string
+  let daemon: Daemon
+  let mcp: Session
+  let browser: Browser
+  let page: Page
+
+  beforeAll(async () => {
+    folder = await tempDir('quire-browser-wysiwyg-')
+    daemon = await launchDaemon({ workspaces: [folder] })
+    mcp = await daemon.connect()
+    browser = await launchChromium()
+    page = await openConsole(browser, daemon)
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await mcp?.close()
+    await daemon?.stop()
+    await rm(folder, { recursive: true, force: true })
+  })
+
+  const read = async (tabId: string) => (await mcp.call('document', { action: 'read', tabId })).structured as { content: string }
+
+  it('typing in the WYSIWYG editor reaches document.read', async () => {
+    const path = join(folder, 'rich.md')
+    await writeFile(path, '# Rich\n\nA paragraph.\n')
+    const opened = await mcp.call('workspace', { action: 'open', filePath: path })
+    expect(opened.isError, opened.text).toBe(false)
+    const tabId = opened.structured!.tabId as string
+    await openTab(page, tabId, 'wysiwyg')
+    // The server's bridge fills the mirror from the file's text.
+    await eventually(() => consoleEditor(page), (editor) => editor?.text === 'Rich\nA paragraph.')
+    await page.locator('.ProseMirror p').last().click()
+    await page.keyboard.press('End')
+    await page.keyboard.type(' Typed in WYSIWYG.')
+    await page.keyboard.press('Enter')
+    await page.keyboard.type('A second paragraph.')
+    await eventually(() => read(tabId), (document) => document.content === '# Rich\n\nA paragraph. Typed in WYSIWYG.\n\nA second paragraph.\n')
+    await screenshot(page, 'wysiwyg-typing')
+  })
+
+  it('a document first opened in source mode shows its text when switched to WYSIWYG', async () => {
+    const path = join(folder, 'later.md')
+    await writeFile(path, '# Later\n\n- one\n- two\n')
+    const opened = await mcp.call('workspace', { action: 'open', filePath: path })
+    expect(opened.isError, opened.text).toBe(false)
+    const tabId = opened.structured!.tabId as string
+    // The person last used source mode on this tab, so the console connects without asking for the mirror.
+    await page.evaluate((key) => (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem(key, 'source'), `quire.console.mode.${tabId}`)
+    await openTab(page, tabId, 'source')
+    await openTab(page, tabId, 'wysiwyg')
+    await eventually(() => consoleEditor(page), (editor) => editor?.text === 'Later\none\ntwo')
+    await screenshot(page, 'wysiwyg-after-source')
+  })
+})

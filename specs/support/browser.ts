@@ -1,0 +1,95 @@
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { REPO_ROOT, type Daemon } from './mcpHarness.js'
+
+/** The system Chromium (never a downloaded one), headless, with everything that phones home switched off. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.QUIRE_CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  })
+}
+
+/** The shape of `window.quireConsole` (web/console/introspection.ts), restated here: specs compile without DOM types. */
+export interface ConsoleEditor {
+  readonly tabId: string
+  readonly docId: string
+  readonly window: string
+  readonly mode: 'wysiwyg' | 'source'
+  readonly mounted: boolean
+  readonly connection: 'connecting' | 'synced' | 'offline'
+  readonly text: string | null
+  readonly selection: { readonly anchor: number; readonly head: number } | null
+  readonly presence: {
+    readonly window: string
+    readonly tabId: string
+    readonly focused: boolean
+    readonly mode: 'wysiwyg' | 'source'
+    readonly composing: boolean
+    readonly compositionEndedAt: number | null
+    readonly selection: unknown
+  }
+}
+interface Rect {
+  readonly left: number
+  readonly right: number
+  readonly top: number
+  readonly bottom: number
+}
+interface Introspected {
+  readonly quireConsole: { editor(): ConsoleEditor | null; coordsAt(pos: number): Rect | null }
+}
+
+/** Opens the console as a person would, from the link `quire serve` prints. */
+export async function openConsole(browser: Browser, daemon: Daemon): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 760 } })
+  const page = await context.newPage()
+  await page.goto(`${daemon.url}/?token=${daemon.token}`)
+  await page.locator('.tabstrip').waitFor()
+  return page
+}
+
+/** The open editor as the page sees it, or null when no document is open. */
+export function consoleEditor(page: Page): Promise<ConsoleEditor | null> {
+  return page.evaluate(() => (globalThis as unknown as Introspected).quireConsole.editor())
+}
+
+export async function coordsAt(page: Page, pos: number): Promise<Rect> {
+  const rect = await page.evaluate((at) => (globalThis as unknown as Introspected).quireConsole.coordsAt(at), pos)
+  if (!rect) throw new Error(`position ${pos} is not on screen`)
+  return rect
+}
+
+/** Activates a tab by clicking it in the tab strip, then waits for its editor to be mounted and synced in `mode`. */
+export async function openTab(page: Page, tabId: string, mode: 'wysiwyg' | 'source'): Promise<ConsoleEditor> {
+  await page.locator(`.tab[data-tab-id="${tabId}"]`).click()
+  // A WYSIWYG view waits for the server's mirror before it mounts, so wait for the session, not the editor.
+  await eventually(() => consoleEditor(page), (editor) => editor?.tabId === tabId && editor.connection === 'synced')
+  const current = await consoleEditor(page)
+  if (current?.mode !== mode) await page.locator(`.mode-switch [data-mode="${mode}"]`).click()
+  return eventually(
+    () => consoleEditor(page),
+    (editor): editor is ConsoleEditor => editor?.tabId === tabId && editor.mode === mode && editor.mounted && editor.connection === 'synced',
+  ) as Promise<ConsoleEditor>
+}
+
+/** Polls until `accept` holds (the daemon, the browser and the editor all settle asynchronously). */
+export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let last: T = await read()
+  while (!accept(last)) {
+    if (Date.now() > deadline) throw new Error(`still not as expected after ${timeoutMs} ms; last: ${JSON.stringify(last)}`)
+    await sleep(50)
+    last = await read()
+  }
+  return last
+}
+
+/** Saves what the person saw, for a human to look at after the run: test-artifacts/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const folder = join(REPO_ROOT, 'test-artifacts', 'screenshots')
+  await mkdir(folder, { recursive: true })
+  await page.screenshot({ path: join(folder, `${name.replace(/[^A-Za-z0-9._-]+/g, '-')}.png`) })
+}
