@@ -1,9 +1,9 @@
-import { rm, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { consoleEditor, eventually, launchChromium, openConsole, openTab, screenshot } from '../support/browser.js'
-import { launchDaemon, tempDir, type Daemon, type Session, type ToolResult } from '../support/mcpHarness.js'
+import { consoleEditor, consoleRig, type ConsoleRig, eventually, openTab, screenshot } from '../support/browser.js'
+import type { Session, ToolResult } from '../support/mcpHarness.js'
 
 /** The grace period after a composition ends in the source editor (DOC.WRITE.16, COMPOSITION_GRACE_MS). */
 const GRACE_MS = 500
@@ -11,25 +11,16 @@ const GRACE_MS = 500
 /** IME composition in the console, driven through the DevTools protocol, holds assistants' writes off (CONC.5). */
 describe('console IME composition (Chromium)', () => {
   let folder: string
-  let daemon: Daemon
   let mcp: Session
-  let browser: Browser
   let page: Page
+  let rig: ConsoleRig
 
   beforeAll(async () => {
-    folder = await tempDir('quire-browser-ime-')
-    daemon = await launchDaemon({ workspaces: [folder] })
-    mcp = await daemon.connect()
-    browser = await launchChromium()
-    page = await openConsole(browser, daemon)
+    rig = await consoleRig('quire-browser-ime-')
+    ;({ folder, mcp, page } = rig)
   })
 
-  afterAll(async () => {
-    await browser?.close()
-    await mcp?.close()
-    await daemon?.stop()
-    await rm(folder, { recursive: true, force: true })
-  })
+  afterAll(() => rig?.close())
 
   const read = async (tabId: string) => (await mcp.call('document', { action: 'read', tabId })).structured as { content: string; revision: string }
   const write = (tabId: string, content: string): Promise<ToolResult> => mcp.call('document', { action: 'write', tabId, content, save: false })

@@ -1,32 +1,23 @@
-import { rm, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { consoleEditor, eventually, launchChromium, openConsole, openTab, screenshot } from '../support/browser.js'
-import { launchDaemon, tempDir, type Daemon, type Session } from '../support/mcpHarness.js'
+import { consoleEditor, consoleRig, type ConsoleRig, eventually, openTab, screenshot } from '../support/browser.js'
+import type { Session } from '../support/mcpHarness.js'
 
 /** The WYSIWYG editor in real Chromium: it shows the `prosemirror` mirror, and typing there reaches `source`. */
 describe('console WYSIWYG editor (Chromium)', () => {
   let folder: string
-  let daemon: Daemon
   let mcp: Session
-  let browser: Browser
   let page: Page
+  let rig: ConsoleRig
 
   beforeAll(async () => {
-    folder = await tempDir('quire-browser-wysiwyg-')
-    daemon = await launchDaemon({ workspaces: [folder] })
-    mcp = await daemon.connect()
-    browser = await launchChromium()
-    page = await openConsole(browser, daemon)
+    rig = await consoleRig('quire-browser-wysiwyg-')
+    ;({ folder, mcp, page } = rig)
   })
 
-  afterAll(async () => {
-    await browser?.close()
-    await mcp?.close()
-    await daemon?.stop()
-    await rm(folder, { recursive: true, force: true })
-  })
+  afterAll(() => rig?.close())
 
   const read = async (tabId: string) => (await mcp.call('document', { action: 'read', tabId })).structured as { content: string }
 

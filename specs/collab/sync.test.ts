@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { launchDaemon, type Daemon, type Session } from '../support/mcpHarness.js'
 import { runCli } from '../support/cli.js'
 import { docIdOfTab, listTabs, peer, until, type Peer } from '../support/collabPeers.js'
+import * as prng from 'lib0/prng'
 
 /**
  * The collaboration endpoint of a real daemon (`quire serve` in a child process) with stock y-websocket peers:
@@ -10,16 +11,10 @@ import { docIdOfTab, listTabs, peer, until, type Peer } from '../support/collabP
  * to what the peers hold.
  */
 
-/** mulberry32: deterministic edits, so a failure replays. */
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
+/** Deterministic edits, so a failure replays. */
+const random = (seed: number): (() => number) => {
+  const generator = prng.create(seed)
+  return () => prng.real53(generator)
 }
 
 function randomEdit(target: Peer, next: () => number, tag: string): void {

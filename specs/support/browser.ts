@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises'
+import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { REPO_ROOT, type Daemon } from './mcpHarness.js'
+import { launchDaemon, REPO_ROOT, tempDir, type Daemon, type Session } from './mcpHarness.js'
 
 /** The system Chromium (never a downloaded one), headless, with everything that phones home switched off. */
 export function launchChromium(): Promise<Browser> {
@@ -92,4 +92,31 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const folder = join(REPO_ROOT, 'test-artifacts', 'screenshots')
   await mkdir(folder, { recursive: true })
   await page.screenshot({ path: join(folder, `${name.replace(/[^A-Za-z0-9._-]+/g, '-')}.png`) })
+}
+
+/** One daemon with a workspace folder, an MCP session to it, Chromium, and (unless asked not to) the console open. */
+export interface ConsoleRig {
+  readonly folder: string
+  readonly daemon: Daemon
+  readonly mcp: Session
+  readonly browser: Browser
+  readonly page: Page
+  close(): Promise<void>
+}
+
+export async function consoleRig(prefix: string): Promise<ConsoleRig> {
+  const folder = await tempDir(prefix)
+  const daemon = await launchDaemon({ workspaces: [folder] })
+  const mcp = await daemon.connect()
+  const browser = await launchChromium()
+  const page = await openConsole(browser, daemon)
+  return {
+    folder, daemon, mcp, browser, page,
+    async close() {
+      await browser.close()
+      await mcp.close()
+      await daemon.stop()
+      await rm(folder, { recursive: true, force: true })
+    },
+  }
 }
