@@ -1,6 +1,7 @@
 import * as Y from 'yjs'
 import { updateYFragment } from 'y-prosemirror'
 import { parseMarkdown } from '../markdown/parse.js'
+import { captureUpdate } from '../markdown/captureUpdate.js'
 import { MIRROR_FRAGMENT, readMirror, SOURCE_TEXT } from '../markdown/mirror.js'
 import { textHunks } from './textDiff.js'
 import { children, sameMarkdown, transplant } from './bridgeTransplant.js'
@@ -21,7 +22,7 @@ export const BRIDGE_TO_MIRROR = 'quire:bridge:to-mirror'
 /** Origin of the transaction `syncSourceFromMirror` makes. */
 export const BRIDGE_TO_SOURCE = 'quire:bridge:to-source'
 
-export { MIRROR_FRAGMENT, SOURCE_TEXT }
+export { captureUpdate, MIRROR_FRAGMENT, SOURCE_TEXT }
 
 /** Whether a WYSIWYG mirror exists: a non-empty fragment (a WYSIWYG document always holds at least one block). */
 export function mirrorIsAttached(ydoc: Y.Doc): boolean {
@@ -86,21 +87,3 @@ export function syncSourceFromMirror(ydoc: Y.Doc): Uint8Array | null {
   })
 }
 
-/**
- * Runs `change` as one transaction with `origin` and returns every update it produced (Yjs may add a follow-up
- * transaction of its own, e.g. formatting clean-up), merged, or null when it produced none.
- */
-export function captureUpdate(ydoc: Y.Doc, origin: unknown, change: () => void): Uint8Array | null {
-  const updates: Uint8Array[] = []
-  const capture = (update: Uint8Array) => {
-    updates.push(update)
-  }
-  ydoc.on('update', capture)
-  try {
-    ydoc.transact(change, origin)
-  } finally {
-    ydoc.off('update', capture)
-  }
-  if (updates.length === 0) return null
-  return updates.length === 1 ? updates[0]! : Y.mergeUpdates(updates)
-}

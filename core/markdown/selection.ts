@@ -6,6 +6,7 @@ import { markdownSchema } from './schema.js'
 import { parseMarkdown } from './parse.js'
 import { serializeMarkdown } from './serialize.js'
 import { MIRROR_FRAGMENT, readMirror, SOURCE_TEXT } from './mirror.js'
+import { captureUpdate } from './captureUpdate.js'
 
 /**
  * The MCP `selection` tool's document side (TOOLS.md §6): a selection as a peer's awareness reports it (Yjs relative
@@ -122,7 +123,7 @@ export function replaceWysiwygSelection(
   }
   if (!transform.docChanged) return { update: null, replacedChars }
   const next = transform.doc
-  const update = captureSelectionUpdate(ydoc, () => {
+  const update = captureUpdate(ydoc, SELECTION_ORIGIN, () => {
     updateYFragment(ydoc, state.fragment, next, { mapping: state.mapping, isOMark: new Map() })
   })
   return { update, replacedChars }
@@ -169,24 +170,10 @@ export function replaceSourceSelection(
   const replacedChars = to - from
   if (replacedChars === 0 && content.length === 0) return { update: null, replacedChars }
   if (text.toString().slice(from, to) === content) return { update: null, replacedChars }
-  const update = captureSelectionUpdate(ydoc, () => {
+  const update = captureUpdate(ydoc, SELECTION_ORIGIN, () => {
     if (to > from) text.delete(from, to - from)
     if (content.length > 0) text.insert(from, content)
   })
   return { update, replacedChars }
 }
 
-function captureSelectionUpdate(ydoc: Y.Doc, change: () => void): Uint8Array | null {
-  const updates: Uint8Array[] = []
-  const capture = (update: Uint8Array) => {
-    updates.push(update)
-  }
-  ydoc.on('update', capture)
-  try {
-    ydoc.transact(change, SELECTION_ORIGIN)
-  } finally {
-    ydoc.off('update', capture)
-  }
-  if (updates.length === 0) return null
-  return updates.length === 1 ? updates[0]! : Y.mergeUpdates(updates)
-}
