@@ -7,6 +7,8 @@ export interface Access {
   /** Names the connection in the log (`peer:<label>`) and in the presence registry; unique within the process. */
   readonly label: string
   readonly readOnly: boolean
+  /** `undo=1`: receives the mirror side of assistants' writes as ASSISTANT_EDIT messages (see assistantEdit.ts). */
+  readonly assistantEdits?: boolean
 }
 
 /**

@@ -45,7 +45,7 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
   let serial = 0
   let closed = false
 
-  const fanout = new LogFanout(engine.store, (docId, update, event) => rooms.get(docId)?.broadcastUpdate(update, event.actor))
+  const fanout = new LogFanout(engine.store, (docId, update, event) => rooms.get(docId)?.broadcastUpdate(update, event))
   const context: SessionContext = { documents: engine.documents, commands: engine.commands.documents, fanout }
   const websocketServer = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes })
 
@@ -116,7 +116,7 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
     if (isTrue(c.req.query('mirror')) && document.meta?.kind === 'markdown' && !decision.access.readOnly) {
       await engine.commands.documents.attachMirror(docId)
     }
-    return decision
+    return isTrue(c.req.query('undo')) ? { ...decision, access: { ...decision.access, assistantEdits: true } } : decision
   }
 
   const routes = new Hono()

@@ -1,10 +1,11 @@
 import * as Y from 'yjs'
 import * as awarenessProtocol from 'y-protocols/awareness'
-import type { Actor } from '../../core/events/actor.js'
+import type { RecordedEvent } from '../../core/log/eventStore.js'
 import { presenceOf } from '../../projections/presence/editorPresence.js'
 import type { PresenceRegistry } from '../../projections/presence/presenceRegistry.js'
 import { CollabConnection } from './connection.js'
 import { awarenessMessage, encodeAwarenessEntries, updateMessage, type AwarenessEntry } from './protocol.js'
+import { assistantEditMessage } from './assistantEdit.js'
 
 interface AwarenessChanges {
   readonly added: readonly number[]
@@ -50,13 +51,16 @@ export class Room {
    * Sends a recorded update to every peer but the one it came from (that peer has it already: it made it). Encoded
    * once for all of them.
    */
-  broadcastUpdate(update: Uint8Array, actor: Actor): void {
-    const origin = actor.kind === 'peer' ? actor.peer : undefined
+  broadcastUpdate(update: Uint8Array, event: RecordedEvent): void {
+    const origin = event.actor.kind === 'peer' ? event.actor.peer : undefined
+    // The bridge's mirror change that completes an assistant's journaled write (see assistantEdit.ts).
+    const assistantEdit = event.actor.kind === 'system' && (event.data as { journal?: number }).journal !== undefined
     let message: Uint8Array | undefined
+    let edit: Uint8Array | undefined
     for (const connection of this.connections) {
       if (connection.label === origin) continue
-      message ??= updateMessage(update)
-      connection.send(message)
+      if (assistantEdit && connection.access.assistantEdits) connection.send((edit ??= assistantEditMessage(update)))
+      else connection.send((message ??= updateMessage(update)))
     }
   }
 

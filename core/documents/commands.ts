@@ -198,7 +198,7 @@ export class DocumentCommands {
         state.primeContent(content)
         sides.text = true
       }
-      this.bridge(state, sides, events, changedText)
+      this.bridge(state, sides, events, changedText, journalPosition)
       const applied = this.enqueueApplied(state, events, changedText)
       if (input.writer) {
         this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
@@ -324,11 +324,13 @@ export class DocumentCommands {
    * in the same append, by the `system` actor, so replay only applies updates. A change that already touched both
    * sides (a planned WYSIWYG edit with its own follow-up) needs none.
    */
-  private bridge(state: DocumentState, sides: { text: boolean; mirror: boolean }, events: EventInput[], changedText: boolean[]): void {
+  private bridge(state: DocumentState, sides: { text: boolean; mirror: boolean }, events: EventInput[], changedText: boolean[], journal?: number): void {
     if (sides.text === sides.mirror || !mirrorIsAttached(state.ydoc)) return
     const update = sides.text ? syncMirrorFromSource(state.ydoc) : syncSourceFromMirror(state.ydoc)
     if (!update) return
-    events.push({ type: 'document.changed', actor: SYSTEM, data: { update } })
+    // A follow-up of an assistant's write names its journal entry, like the write's own change: the console gives the
+    // person that mirror change as one undoable step (DOC.WRITE.12).
+    events.push({ type: 'document.changed', actor: SYSTEM, data: journal === undefined ? { update } : { update, journal } })
     changedText.push(!sides.text)
   }
 

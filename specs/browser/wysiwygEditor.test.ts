@@ -52,4 +52,31 @@ describe('console WYSIWYG editor (Chromium)', () => {
     await eventually(() => consoleEditor(page), (editor) => editor?.text === 'Later\none\ntwo')
     await screenshot(page, 'wysiwyg-after-source')
   })
+
+  it('DOC.WRITE.12 / .13 an assistant write into the active WYSIWYG tab is the editor\'s serialization and one step the person can undo', async () => {
+    const path = join(folder, 'undo.md')
+    await writeFile(path, '# Undo\n\nMine.\n')
+    const opened = await mcp.call('workspace', { action: 'open', filePath: path })
+    expect(opened.isError, opened.text).toBe(false)
+    const tabId = opened.structured!.tabId as string
+    await openTab(page, tabId, 'wysiwyg')
+    await eventually(() => consoleEditor(page), (editor) => editor?.text === 'Undo\nMine.')
+    // The person types, then an assistant rewrites the document while the person looks at it.
+    await page.locator('.ProseMirror p').last().click()
+    await page.keyboard.press('End')
+    await page.keyboard.type(' Typed.')
+    await eventually(() => read(tabId), (document) => document.content === '# Undo\n\nMine. Typed.\n')
+    const written = await mcp.call('document', { action: 'write', tabId, content: 'Undo\n====\n\nMine. Typed.\n\n* added by the assistant\n', save: false })
+    expect(written.isError, written.text).toBe(false)
+    // DOC.WRITE.13: the text is what the WYSIWYG editor makes of it (the setext heading becomes an ATX one).
+    await eventually(() => read(tabId), (document) => document.content === '# Undo\n\nMine. Typed.\n\n* added by the assistant\n')
+    await eventually(() => consoleEditor(page), (editor) => editor?.text === 'Undo\nMine. Typed.\nadded by the assistant')
+    await screenshot(page, 'wysiwyg-assistant-write')
+    // One undo takes back the assistant's write, and only it; a second one takes back the person's typing.
+    await page.keyboard.press('Control+z')
+    await eventually(() => read(tabId), (document) => document.content === '# Undo\n\nMine. Typed.\n')
+    await page.keyboard.press('Control+z')
+    await eventually(() => read(tabId), (document) => document.content === '# Undo\n\nMine.\n')
+    await screenshot(page, 'wysiwyg-assistant-write-undone')
+  })
 })

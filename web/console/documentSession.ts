@@ -2,6 +2,7 @@ import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
 import type { ConsoleTab } from '../../adapters/http/consoleApi.js'
 import type { MountedEditor } from './editor.js'
+import { receiveAssistantEdits } from './assistantEdits.js'
 import { peerUser } from './identity.js'
 import { PresencePublisher, type EditorMode } from './presence.js'
 import { mountSourceEditor } from './sourceEditor.js'
@@ -48,6 +49,7 @@ export class DocumentSession {
     // The server is the only path between peers: no BroadcastChannel shortcut between browser tabs.
     this.provider = new WebsocketProvider(base, tab.docId, this.ydoc, { params: this.connectParams(token), disableBc: true })
     this.provider.awareness.setLocalStateField('user', peerUser())
+    receiveAssistantEdits(this.provider, this.ydoc, () => this.editor?.undoManager)
     this.presence = new PresencePublisher(this.provider.awareness, { window: windowLabel, tabId: tab.tabId }, this.mode)
     this.provider.on('status', ({ status }) => {
       if (status === 'disconnected') this.setConnection('offline')
@@ -154,7 +156,7 @@ export class DocumentSession {
    * server build the `prosemirror` mirror before the first sync (a source-only peer never costs the bridge).
    */
   private connectParams(token: string): Record<string, string> {
-    return this.mode === 'wysiwyg' ? { token, mirror: '1' } : { token }
+    return this.mode === 'wysiwyg' ? { token, mirror: '1', undo: '1' } : { token }
   }
 
   private mount(): MountedEditor {

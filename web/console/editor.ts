@@ -29,6 +29,8 @@ export interface MountedEditor {
   text(): string
   /** Where a position is on screen (viewport pixels), null when it is not drawn. */
   coordsAt(pos: number): ScreenRect | null
+  /** The undo history that holds assistants' writes as steps of their own (WYSIWYG). */
+  readonly undoManager?: Y.UndoManager
   destroy(): void
 }
 

@@ -4,7 +4,8 @@ import type { MarkType, NodeType, Schema } from 'prosemirror-model'
 import { liftListItem, sinkListItem, splitListItem } from 'prosemirror-schema-list'
 import { EditorState, Plugin, type Command } from 'prosemirror-state'
 import { EditorView } from 'prosemirror-view'
-import { absolutePositionToRelativePosition, redo, undo, yCursorPlugin, ySyncPlugin, ySyncPluginKey, yUndoPlugin } from 'y-prosemirror'
+import { absolutePositionToRelativePosition, redo, undo, yCursorPlugin, ySyncPlugin, ySyncPluginKey, yUndoPlugin, yUndoPluginKey } from 'y-prosemirror'
+import { ASSISTANT_ORIGIN } from './assistantEdits.js'
 import type * as Y from 'yjs'
 import { watchEditorDom, type EditorContext, type MountedEditor } from './editor.js'
 import { markdownSchema } from './markdownSchema.js'
@@ -46,7 +47,8 @@ export function mountWysiwygEditor(context: EditorContext): MountedEditor {
       plugins: [
         ySyncPlugin(fragment),
         yCursorPlugin(context.awareness),
-        yUndoPlugin(),
+        // The person's own edits, and assistants' writes into this tab (each its own step, see assistantEdits.ts).
+        yUndoPlugin({ trackedOrigins: [ASSISTANT_ORIGIN] }),
         keymap({ 'Mod-z': undo, 'Mod-y': redo, 'Shift-Mod-z': redo }),
         keymap(markKeys(markdownSchema)),
         keymap(listKeys(markdownSchema)),
@@ -70,6 +72,7 @@ export function mountWysiwygEditor(context: EditorContext): MountedEditor {
     selection: () => ({ anchor: view.state.selection.anchor, head: view.state.selection.head }),
     text: () => view.state.doc.textBetween(0, view.state.doc.content.size, '\n'),
     coordsAt: (pos) => (pos >= 0 && pos <= view.state.doc.content.size ? view.coordsAtPos(pos) : null),
+    undoManager: (yUndoPluginKey.getState(view.state) as { undoManager: Y.UndoManager } | undefined)?.undoManager,
     destroy() {
       unwatch()
       view.destroy()
