@@ -130,8 +130,22 @@ export function parseMarkdown(text: string): Node {
   return parseMarkdownWithSpans(text).doc
 }
 
+/**
+ * The last text parsed and what it gave. The bridge parses the text it has just written to check it, and the next
+ * keystroke parses that same text again as the starting point: one entry halves the parsing of steady typing.
+ * Parsed nodes are immutable, so sharing them is safe.
+ */
+let lastParsed: { readonly text: string; readonly parsed: ParsedMarkdown } | undefined
+
 /** Parses Markdown and reports which source lines each top-level node came from. */
 export function parseMarkdownWithSpans(text: string): ParsedMarkdown {
+  if (lastParsed?.text === text) return lastParsed.parsed
+  const parsed = parseUncached(text)
+  lastParsed = { text, parsed }
+  return parsed
+}
+
+function parseUncached(text: string): ParsedMarkdown {
   const lines = lineTable(text)
   const nodes: Node[] = []
   const spans: BlockSpan[] = []
