@@ -37,6 +37,8 @@ export interface WriteInput {
   /** What the journal records this edit as (`write` by default), and what was asked for (a transform kind, patches). */
   readonly operation?: JournalOperation
   readonly detail?: string
+  /** Comment ids the edit responds to, already validated (COM.ADDR.*): recorded with the journal entry. */
+  readonly addresses?: readonly string[]
   readonly expectedRevision?: string
   readonly actor: Actor
   /**
@@ -166,7 +168,13 @@ export class DocumentCommands {
         {
           type: 'journal.recorded',
           actor: input.actor,
-          data: { operation: input.operation ?? 'write', text: content, baseRevision: state.revision, ...(input.detail === undefined ? {} : { detail: input.detail }) },
+          data: {
+            operation: input.operation ?? 'write',
+            text: content,
+            baseRevision: state.revision,
+            ...(input.detail === undefined ? {} : { detail: input.detail }),
+            ...(input.addresses === undefined || input.addresses.length === 0 ? {} : { addresses: [...input.addresses] }),
+          },
         },
       ])
       state.apply(journal.events[0]!)

@@ -58,6 +58,8 @@ export const JournalRecorded = defineEvent({
     text: z.string(),
     baseRevision: z.string(),
     detail: z.string().optional(),
+    /** The comment ids this edit responds to (COM.ADDR.*), validated before it was recorded. */
+    addresses: z.array(z.string()).optional(),
   }),
 })
 
