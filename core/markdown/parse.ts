@@ -204,7 +204,7 @@ function parseUncached(text: string): ParsedMarkdown {
       continue
     }
     const node = parseGroup(group)
-    if (node) add(node, start, end)
+    if (node && !marksInlineNodes(node)) add(node, start, end)
     else raw(start, end, 'other')
   }
   gap(lines.count)
@@ -330,4 +330,20 @@ function frontMatterEnd(lines: LineTable): number {
     if (text === '---' || text === '...') return line + 1
   }
   return 0
+}
+
+/**
+ * Whether a block holds an inline node (image, hard break, raw HTML) that carries a mark: a linked image (a README
+ * badge), emphasis across a hard break. The WYSIWYG mirror cannot hold marks on inline nodes (y-prosemirror keeps
+ * them on text only), so such a block would lose its link or emphasis on the way through an editor; it is kept as a
+ * raw block instead, byte for byte.
+ */
+function marksInlineNodes(block: Node): boolean {
+  let found = false
+  block.descendants((node) => {
+    if (found) return false
+    if (node.isInline && !node.isText && node.marks.length > 0) found = true
+    return !found
+  })
+  return found
 }

@@ -23,7 +23,7 @@ export function useFsTempDirs(scope: 'test' | 'file' = 'test'): () => Promise<st
 }
 
 /** Resolves when `predicate` holds, polling every 5 ms; rejects after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 3_000, what = 'condition'): Promise<void> {
+export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)

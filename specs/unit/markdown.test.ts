@@ -113,12 +113,10 @@ describe('markdown parse/serialize', () => {
     expect(serializeMarkdown(doc)).toBe('a\n\nb\n')
   })
 
-  it('serializes 100 KB in well under a second', () => {
+  it('serializes 100 KB back to its canonical text (speed is for bench/, not asserted here)', () => {
     let big = ''
     for (let i = 0; big.length < 100_000; i++) big += `## Heading ${i}\n\nSome *text* with **bold** and a [link](http://x/${i}).\n\n- a\n- b\n\n`
     const doc = parseMarkdown(big)
-    const started = performance.now()
     expect(serializeMarkdown(doc)).toBe(big.trimEnd() + '\n')
-    expect(performance.now() - started).toBeLessThan(1000)
   })
 })
