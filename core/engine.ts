@@ -4,6 +4,8 @@ import { evolveAgents, initialAgents, type AgentsState } from '../projections/ag
 import { evolveApprovals, initialApprovals, type ApprovalsState } from '../projections/approvals/approvalsState.js'
 import { evolveSettings, initialSettings } from '../projections/settings/settingsState.js'
 import { WorkspaceState } from '../projections/workspace/workspaceState.js'
+import { CommentsProjection } from '../projections/comments/commentsState.js'
+import { CommentCommands } from './comments/commands.js'
 import { AGENTS_STREAM } from './agents/events.js'
 import { APPROVALS_STREAM } from './approvals/events.js'
 import { DocumentCommands } from './documents/commands.js'
@@ -24,6 +26,8 @@ export interface Views {
   readonly approvals: FoldedStream<ApprovalsState>
   readonly settings: FoldedStream<Settings>
   readonly agents: FoldedStream<AgentsState>
+  /** Every document's review threads (the `comments:<docId>` streams). */
+  readonly comments: CommentsProjection
 }
 
 /** The core wired together: the log, the projections folded from it, and the commands that decide. */
@@ -32,7 +36,7 @@ export interface Engine {
   readonly store: EventStore
   readonly documents: DocumentsProjection
   readonly views: Views
-  readonly commands: { readonly documents: DocumentCommands }
+  readonly commands: { readonly documents: DocumentCommands; readonly comments: CommentCommands }
   /** The engine's clock (the store's), for expiry decisions. */
   now(): number
   /** Snapshots loaded projections, waits for pending appends and releases the data directory. */
@@ -48,6 +52,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
       approvals: new FoldedStream(APPROVALS_STREAM, initialApprovals, evolveApprovals),
       settings: new FoldedStream(SETTINGS_STREAM, initialSettings, evolveSettings),
       agents: new FoldedStream(AGENTS_STREAM, initialAgents, evolveAgents),
+      comments: new CommentsProjection(),
     }
     for (const view of Object.values(views)) await view.load(store)
     return {
@@ -55,7 +60,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
       store,
       documents,
       views,
-      commands: { documents: new DocumentCommands(store, documents, options.journalDeadlineMs) },
+      commands: commands(store, documents, views, options.journalDeadlineMs),
       now: options.now ?? Date.now,
       async close() {
         await store.flush()
@@ -66,5 +71,14 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
   } catch (error) {
     await store.close()
     throw error
+  }
+}
+
+/** The commands: comments share the documents' write turns, so every write-class call on a document waits in one line (CONC.4). */
+function commands(store: EventStore, documents: DocumentsProjection, views: Views, journalDeadlineMs: number | undefined): Engine['commands'] {
+  const documentCommands = new DocumentCommands(store, documents, journalDeadlineMs)
+  return {
+    documents: documentCommands,
+    comments: new CommentCommands(store, views.comments, documents, documentCommands.turns, journalDeadlineMs),
   }
 }

@@ -10,6 +10,7 @@ import { replayCommand } from './commands/replay.js'
 import { statusCommand } from './commands/status.js'
 import { mcpCommand } from './commands/mcp.js'
 import { agentCommand, approvalsCommand, divergenceCommand, historyCommand, settingsCommand } from './commands/person.js'
+import { commentsCommand } from './commands/comments.js'
 import { serveCommand } from './commands/serve.js'
 import { verifyCommand } from './commands/verify.js'
 import { USAGE, UsageError } from './usage.js'
@@ -31,6 +32,7 @@ const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean; raw?: 
   history: { run: historyCommand },
   settings: { run: settingsCommand },
   divergence: { run: divergenceCommand },
+  comments: { run: commentsCommand },
 }
 
 const COMMANDS: Record<string, { run: Command; raw?: boolean }> = {

@@ -23,6 +23,9 @@ commands:
   history PATH_OR_ID      every save (assistants' marked (mcp)) and open of a document, with revisions
   divergence keep|reload PATH_OR_ID
                           a file changed on disk under unsaved changes: keep the tab's text, or reload the file's
+  comments list|add|reply|resolve|reopen|delete PATH_OR_ID ...
+                          review threads: list; add --from N --to N BODY (anchored to those character
+                          offsets); reply COMMENT_ID BODY; resolve|reopen|delete COMMENT_ID
   log [--stream S] [--since POS] [--limit N] [--json]
                           events after position POS (default: all), oldest first: position, time, actor, type,
                           and a summary; --json prints one JSON object per line

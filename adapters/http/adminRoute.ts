@@ -10,6 +10,7 @@ import { replayDocument } from '../../core/audit/replay.js'
 import { verify } from '../../core/audit/verify.js'
 import { resolveDocument } from '../../core/documents/resolve.js'
 import { settingEntries } from '../../core/settings/events.js'
+import { adminCommentRoutes } from './adminComments.js'
 
 /**
  * The person's side of the daemon, for the `quire` CLI (and later the console): approvals and agent tokens.
@@ -73,6 +74,7 @@ export function adminRoutes(services: Services): Hono {
     const content = await replayDocument(services.engine, c.req.query('doc') ?? '', c.req.query('at'), c.req.query('cwd') || undefined)
     return c.json({ content })
   })
+  app.route('/comments', adminCommentRoutes(services)) // the person's side of review threads
   app.get('/verify', async (c) => c.json(await verify(services.engine)))
   app.get('/status', (c) =>
     c.json({ home: services.engine.home, head: services.engine.store.headPosition, pid: process.pid, version: services.version }),

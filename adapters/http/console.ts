@@ -6,6 +6,8 @@ import type { Services } from '../host/services.js'
 import { CONSOLE_ASSETS, readConsoleAsset, type ConsoleAsset } from './consoleAssets.js'
 import type { ConsoleActivation, ConsoleError } from './consoleApi.js'
 import { consoleState } from './consoleState.js'
+import { consolePanelRoutes } from './consolePanels.js'
+import { consoleHistoryRoutes } from './consoleHistory.js'
 import { bearerToken, sameSecret } from './guard.js'
 
 /** The console acts as the person: its tab switches are the user's, never an MCP caller's. */
@@ -43,6 +45,9 @@ export function consoleRoutes(services: Services, accessToken: string): Hono {
     }
     await next()
   })
+  app.route('/console/api', consolePanelRoutes(services)) // the person's panels: approvals, settings, divergences, agents
+  // A document's history: diff, restore, review marks; addressed comments show their state, deleted ones as deleted.
+  app.route('/console/api', consoleHistoryRoutes(services, { resolveComment: (_docId, commentId) => commentState(services, commentId) }))
   app.get('/console/api/state', async (c) => c.json(await consoleState(services), 200, { 'cache-control': 'no-store' }))
   app.post('/console/api/tabs/:tabId/activate', async (c) => {
     try {
@@ -63,4 +68,11 @@ async function asset(c: Context, name: ConsoleAsset): Promise<Response> {
   const bytes = await readConsoleAsset(name)
   if (!bytes) return c.text('The web console is not built: run `npm run build`.', 503)
   return c.body(new Uint8Array(bytes), 200, { ...PAGE_HEADERS, 'content-type': CONSOLE_ASSETS[name] })
+}
+
+/** The state of a comment as history shows it next to an edit that addressed it (COM.ADDR.3). */
+function commentState(services: Services, commentId: string): 'open' | 'addressed' | 'resolved' | 'reopened' | 'deleted' | 'unknown' {
+  const thread = services.engine.views.comments.find(commentId)
+  if (!thread) return 'unknown'
+  return thread.deleted ? 'deleted' : thread.state
 }

@@ -12,3 +12,6 @@ export const id = z
 export const path = z.string().min(1, 'must not be empty')
 
 export const kind = z.enum(['markdown', 'yaml-workflow'])
+
+/** Comment ids an edit responds to (COM.ADDR.1); the core validates them (at most 64, no duplicates, open threads). */
+export const addresses = z.array(z.string()).optional().describe('comment ids from comments.list this edit responds to (at most 64)')

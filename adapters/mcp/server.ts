@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { ToolContext } from './context.js'
 import { SERVER_INSTRUCTIONS } from './instructions.js'
+import { registerComments } from './tools/comments.js'
 import { registerDocument } from './tools/document.js'
 import { registerSelection } from './tools/selection.js'
 import { registerSession } from './tools/session.js'
@@ -21,5 +22,6 @@ export function createMcpServer(context: ToolContext): McpServer {
   registerDocument(server, context)
   registerWorkflow(server, context)
   registerSelection(server, context)
+  registerComments(server, context)
   return server
 }

@@ -94,6 +94,17 @@ export function summarize(event: RecordedEvent): string {
     case 'agent.added':
     case 'agent.revoked':
       return `${data.name}`
+    case 'comment.created':
+    case 'comment.replied':
+      return `${data.commentId}${data.replyId ? ` reply ${data.replyId}` : ''} (${String(data.body ?? '').length} chars)`
+    case 'comment.addressed':
+    case 'comment.resolved':
+    case 'comment.reopened':
+    case 'comment.deleted':
+    case 'comment.withdrawn':
+      return `${data.commentId ?? ''}`
+    case 'review.marked':
+      return `AI changes up to position ${data.upToPosition} reviewed`
     default:
       return Object.keys(data ?? {}).join(', ')
   }

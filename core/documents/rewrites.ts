@@ -10,6 +10,7 @@ import type { FoldedStream } from '../../projections/foldedStream.js'
 import type { TabState, WorkspaceState } from '../../projections/workspace/workspaceState.js'
 import type { DocumentCommands, WriteOutcome } from './commands.js'
 import type { EditorGuards } from './editorGuards.js'
+import type { EditChecks } from './editChecks.js'
 
 /** What `document.transform` and `workflow.apply_patch` answer (DOC.TRANSFORM.6, WF.APPLY_PATCH.11). */
 export interface RewriteResponse {
@@ -32,19 +33,32 @@ export class RewriteCommands {
     private readonly documents: DocumentsProjection,
     private readonly documentCommands: DocumentCommands,
     private readonly editors: EditorGuards,
+    private readonly checks: EditChecks,
   ) {}
 
   /** `document.transform` (DOC.TRANSFORM.*): `cjk-format` uses the person's CJK settings as they are now. */
-  async transform(tabId: string | undefined, kind: CjkTransformKind, expectedRevision: string | undefined, caller: Caller): Promise<RewriteResponse> {
+  async transform(
+    tabId: string | undefined,
+    kind: CjkTransformKind,
+    expectedRevision: string | undefined,
+    caller: Caller,
+    addresses?: readonly string[],
+  ): Promise<RewriteResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
     const settings = this.settings.state.cjkFormatting
-    return this.rewrite(tab, tabId === undefined, caller, expectedRevision, 'transform', kind, (text) => transformText(kind, text, settings))
+    return this.rewrite(tab, tabId === undefined, caller, expectedRevision, addresses, 'transform', kind, (text) => transformText(kind, text, settings))
   }
 
   /** `workflow.apply_patch` (WF.APPLY_PATCH.*): NOT_WORKFLOW before anything else about the document. */
-  async applyPatch(tabId: string | undefined, patches: readonly IRPatch[], expectedRevision: string | undefined, caller: Caller): Promise<RewriteResponse> {
+  async applyPatch(
+    tabId: string | undefined,
+    patches: readonly IRPatch[],
+    expectedRevision: string | undefined,
+    caller: Caller,
+    addresses?: readonly string[],
+  ): Promise<RewriteResponse> {
     const tab = await this.workflowTab(tabId)
-    return this.rewrite(tab, tabId === undefined, caller, expectedRevision, 'apply_patch', JSON.stringify(patches), (text) => applyPatches(text, patches))
+    return this.rewrite(tab, tabId === undefined, caller, expectedRevision, addresses, 'apply_patch', JSON.stringify(patches), (text) => applyPatches(text, patches))
   }
 
   /** The text of a workflow tab, for `workflow.validate` (WF.GEN.1: NOT_WORKFLOW on other kinds). */
@@ -69,6 +83,7 @@ export class RewriteCommands {
     implicitTab: boolean,
     caller: Caller,
     expectedRevision: string | undefined,
+    addresses: readonly string[] | undefined,
     operation: 'transform' | 'apply_patch',
     detail: string,
     rewrite: (text: string) => string,
@@ -80,8 +95,12 @@ export class RewriteCommands {
       detail,
       expectedRevision,
       actor: caller.actor,
-      guard: () => this.editors.assertNotComposing(tab.docId),
+      guard: () => {
+        this.editors.assertNotComposing(tab.docId)
+        this.checks.addresses(tab.docId, addresses)
+      },
       watch: () => this.editors.watch(tab, { implicitTab }),
+      ...(addresses === undefined ? {} : { addresses }),
       writer: { tabId: tab.tabId, windowLabel: tab.windowLabel },
     })
     return { revision: outcome.revision, applied: outcome.changed, durable: outcome.durable }

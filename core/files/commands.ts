@@ -6,6 +6,7 @@ import { DISK, type Actor } from '../events/actor.js'
 import type { Approval } from '../../projections/approvals/approvalsState.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import type { EditorGuards } from '../documents/editorGuards.js'
+import type { EditChecks } from '../documents/editChecks.js'
 import { normalizeLineEndings } from '../documents/commands.js'
 import { parseMarkdown } from '../markdown/parse.js'
 import { serializeMarkdown } from '../markdown/serialize.js'
@@ -60,6 +61,7 @@ export class FileCommands {
     private readonly approvals: ApprovalCommands,
     private readonly fs: FileSystemPort,
     private readonly editors: EditorGuards,
+    private readonly checks: EditChecks,
   ) {}
 
   /** SCOPE.1: open workspace roots and the folders of documents open in tabs. */
@@ -159,8 +161,16 @@ export class FileCommands {
    * `document.write`: the journaled write, then the save it asks for (DOC.WRITE.5–11). A failed save never undoes
    * the write; it is reported in `save_error`.
    */
-  async write(tabId: string | undefined, content: string, expectedRevision: string | undefined, save: boolean, caller: Caller): Promise<WriteResponse> {
+  async write(
+    tabId: string | undefined,
+    content: string,
+    expectedRevision: string | undefined,
+    save: boolean,
+    caller: Caller,
+    addresses?: readonly string[],
+  ): Promise<WriteResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
+    await this.checks.backlog(tab.docId)
     const outcome = await this.documentCommands.write({
       docId: tab.docId,
       // Into the active WYSIWYG tab of a Markdown document, the text is what that editor makes of it: its
@@ -168,8 +178,12 @@ export class FileCommands {
       content: (_current, state) => (state.meta?.kind === 'markdown' && this.editors.showsWysiwyg(tab) ? throughEditor(content) : content),
       expectedRevision,
       actor: caller.actor,
-      guard: () => this.editors.assertNotComposing(tab.docId),
+      guard: () => {
+        this.editors.assertNotComposing(tab.docId)
+        this.checks.addresses(tab.docId, addresses)
+      },
       watch: () => this.editors.watch(tab, { implicitTab: tabId === undefined }),
+      ...(addresses === undefined ? {} : { addresses }),
       writer: { tabId: tab.tabId, windowLabel: tab.windowLabel },
     })
     const written = { revision: outcome.revision, applied: true as const, durable: outcome.durable }

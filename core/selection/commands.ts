@@ -1,6 +1,7 @@
 import * as Y from 'yjs'
 import type { DocumentCommands, PlannedChange } from '../documents/commands.js'
 import type { EditorGuards } from '../documents/editorGuards.js'
+import type { EditChecks } from '../documents/editChecks.js'
 import { QuireError } from '../errors.js'
 import { replaceWysiwygSelection, wysiwygSelection } from '../markdown/selection.js'
 import { syncSourceFromMirror } from '../documents/bridge.js'
@@ -48,6 +49,7 @@ export class SelectionCommands {
     private readonly documentCommands: DocumentCommands,
     private readonly presence: PresenceRegistry,
     private readonly editors: EditorGuards,
+    private readonly checks: EditChecks,
   ) {}
 
   /** SEL.GET.*: never refused for IME composition (SEL.GET.6). */
@@ -72,7 +74,13 @@ export class SelectionCommands {
    * (JRNL.*): BUSY while the person composes, ABORTED when the selection moves, the tab closes or the person types
    * while the entry is being recorded.
    */
-  async set(tabId: string | undefined, content: string, expectedRevision: string | undefined, caller: Caller): Promise<SelectionReplaced> {
+  async set(
+    tabId: string | undefined,
+    content: string,
+    expectedRevision: string | undefined,
+    caller: Caller,
+    addresses?: readonly string[],
+  ): Promise<SelectionReplaced> {
     const { tab } = this.focusedEditor(tabId)
     let replacedChars = 0
     const outcome = await this.documentCommands.write({
@@ -81,8 +89,12 @@ export class SelectionCommands {
       expectedRevision,
       actor: caller.actor,
       writer: { tabId: tab.tabId, windowLabel: tab.windowLabel },
-      guard: () => this.editors.assertNotComposing(tab.docId),
+      guard: () => {
+        this.editors.assertNotComposing(tab.docId)
+        this.checks.addresses(tab.docId, addresses)
+      },
       watch: () => this.editors.watch(tab, { selection: true, implicitTab: tabId === undefined }),
+      ...(addresses === undefined ? {} : { addresses }),
       content: (current, state) => {
         // Resolved inside the document's turn: the selection as the editor reports it now (SEL.SET.1, .11).
         const { editor } = this.focusedEditor(tabId)

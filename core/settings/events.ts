@@ -14,6 +14,8 @@ export const settingsSchema = z.object({
   autoApproveSaves: z.boolean(),
   workspaceRail: z.boolean(),
   cjkFormatting: cjkFormattingSchema,
+  /** Unreviewed AI writes on one document at which `document.write` refuses with REVIEW_BACKLOG_FULL (DOC.WRITE.18). */
+  reviewBacklogLimit: z.number().int().min(1).max(100_000),
 })
 export type Settings = z.infer<typeof settingsSchema>
 export type SettingValue = boolean | string | number
@@ -22,6 +24,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   autoApproveSaves: false,
   workspaceRail: true,
   cjkFormatting: DEFAULT_CJK_FORMATTING,
+  reviewBacklogLimit: 20,
 })
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Tool annotations (TOOLS.md §12.7) for the tools registered so far: ANN.1 (session) and ANN.6 (workspace,
- * document, workflow, selection; comments come with a later issue), as a client sees them in tools/list over
+ * document, workflow, selection, comments), as a client sees them in tools/list over
  * stdio and HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -24,7 +24,7 @@ describe.each<Transport>(TRANSPORTS)('annotations over %s', (transport) => {
     expect(annotations.get('session')?.readOnlyHint).toBe(true)
   })
 
-  it.each(['workspace', 'document', 'workflow', 'selection'])('ANN.6 %s does not declare readOnlyHint: true', (name) => {
+  it.each(['workspace', 'document', 'workflow', 'selection', 'comments'])('ANN.6 %s does not declare readOnlyHint: true', (name) => {
     expect(annotations.has(name)).toBe(true)
     expect(annotations.get(name)?.readOnlyHint).not.toBe(true)
   })

@@ -1,6 +1,9 @@
 import type { ConsoleState, ConsoleTab, ConsoleWindow } from '../../adapters/http/consoleApi.js'
 import { UnauthorizedError, type ConsoleApi } from './api.js'
 import { DocumentSession } from './documentSession.js'
+import { mountPanels } from './panels/mountPanels.js'
+import { PanelsApi } from './panels/panelsApi.js'
+import { mountHistory } from './history/mountHistory.js'
 import { h } from './dom.js'
 import type { Shell } from './shell.js'
 import { renderStatus } from './statusLine.js'
@@ -40,6 +43,8 @@ export class ConsoleApp {
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'visible') void this.refresh()
     })
+    mountPanels(shell, new PanelsApi(token))
+    mountHistory(shell, token, () => this.session?.tab.docId ?? null)
   }
 
   /** The open document session, for the introspection hook. */

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { CJK_TRANSFORM_KINDS, type CjkTransformKind } from '../../../core/text/cjk/transform.js'
 import type { ToolContext } from '../context.js'
 import { fromError, plainError, RECOVERY, success } from '../results.js'
-import { id } from '../schemas.js'
+import { addresses, id } from '../schemas.js'
 
 const isTransformKind = (value: unknown): value is CjkTransformKind =>
   typeof value === 'string' && (CJK_TRANSFORM_KINDS as readonly string[]).includes(value)
@@ -20,7 +20,7 @@ export function registerDocument(server: McpServer, context: ToolContext): void 
         'and saves unless save: false. transform {tabId?, kind, expected_revision?} rewrites the text on the server ' +
         `(kind: ${CJK_TRANSFORM_KINDS.join(' | ')}; code, front matter, URLs, link targets and HTML are never touched), ` +
         'journaled like write, without saving; → {revision, applied, durable}, applied: false when there was nothing to ' +
-        'change. Always read first and pass the revision back as expected_revision; on STALE, re-read. Works on markdown ' +
+        'change. write and transform take addresses: the comment ids (comments.list) the edit responds to. Always read first and pass the revision back as expected_revision; on STALE, re-read. Works on markdown ' +
         'and yaml-workflow tabs.',
       inputSchema: {
         action: z.enum(['read', 'write', 'transform']),
@@ -29,6 +29,7 @@ export function registerDocument(server: McpServer, context: ToolContext): void 
         kind: z.string().optional().describe(`transform only: ${CJK_TRANSFORM_KINDS.join(', ')}`),
         expected_revision: z.string().optional(),
         save: z.boolean().optional(),
+        addresses,
       },
       annotations: { title: 'Quire document read/write', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
@@ -44,9 +45,9 @@ export function registerDocument(server: McpServer, context: ToolContext): void 
       try {
         if (args.action === 'read') return success(await services.files.read(args.tabId), RECOVERY.documentRead)
         if (args.action === 'transform') {
-          return success({ ...(await services.rewrites.transform(args.tabId, args.kind as CjkTransformKind, args.expected_revision, caller)) })
+          return success({ ...(await services.rewrites.transform(args.tabId, args.kind as CjkTransformKind, args.expected_revision, caller, args.addresses)) })
         }
-        return success({ ...(await services.files.write(args.tabId, args.content!, args.expected_revision, args.save ?? true, caller)) })
+        return success({ ...(await services.files.write(args.tabId, args.content!, args.expected_revision, args.save ?? true, caller, args.addresses)) })
       } catch (error) {
         return fromError(error)
       }

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import type { ToolContext } from '../context.js'
 import { fromError, plainError, success } from '../results.js'
-import { id } from '../schemas.js'
+import { addresses, id } from '../schemas.js'
 
 /** `selection`: the person's selection in the editor rendering the focused tab (TOOLS.md §6, SEL.*). */
 export function registerSelection(server: McpServer, context: ToolContext): void {
@@ -23,6 +23,7 @@ export function registerSelection(server: McpServer, context: ToolContext): void
         tabId: id.optional(),
         content: z.string().optional(),
         expected_revision: z.string().optional(),
+        addresses,
       },
       annotations: { title: 'Quire selection', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
@@ -33,7 +34,7 @@ export function registerSelection(server: McpServer, context: ToolContext): void
       }
       try {
         if (args.action === 'get') return success({ ...(await services.selection.get(args.tabId)) })
-        return success({ ...(await services.selection.set(args.tabId, args.content!, args.expected_revision, caller)) })
+        return success({ ...(await services.selection.set(args.tabId, args.content!, args.expected_revision, caller, args.addresses)) })
       } catch (error) {
         return fromError(error)
       }

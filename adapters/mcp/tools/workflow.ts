@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { parsePatches } from '../../../core/workflow/patches.js'
 import type { ToolContext } from '../context.js'
 import { fromError, success } from '../results.js'
-import { id } from '../schemas.js'
+import { addresses, id } from '../schemas.js'
 
 const PATCH_KINDS =
   '{kind:"workflow.set", path, value} | {kind:"job.set", jobId, path, value} | ' +
@@ -33,6 +33,7 @@ export function registerWorkflow(server: McpServer, context: ToolContext): void 
         tabId: id.optional(),
         patches: z.unknown().optional().describe(`apply_patch only: IRPatch[], each one of ${PATCH_KINDS}`),
         expected_revision: z.string().optional(),
+        addresses,
       },
       annotations: { title: 'Quire GitHub Actions workflow', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
@@ -44,7 +45,7 @@ export function registerWorkflow(server: McpServer, context: ToolContext): void 
           return success({ ...(await services.validator.validate(content, path ?? undefined)) })
         }
         const patches = parsePatches(args.patches)
-        return success({ ...(await services.rewrites.applyPatch(args.tabId, patches, args.expected_revision, caller)) })
+        return success({ ...(await services.rewrites.applyPatch(args.tabId, patches, args.expected_revision, caller, args.addresses)) })
       } catch (error) {
         return fromError(error)
       }

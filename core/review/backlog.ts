@@ -1,0 +1,40 @@
+import type { RecordedEvent } from '../log/eventStore.js'
+
+/**
+ * The review backlog of one document, folded from its stream: the AI writes (distinct journal entries whose change
+ * was applied, by an `mcp` actor) that landed after the person's last review mark. An aborted or refused write (a
+ * journal entry with no change) was never applied and is not counted; a person's own journaled change (a restore) is
+ * not an AI change. Pure and incremental: fold the stream's events in order, any number of times, from any version.
+ */
+export class ReviewBacklog {
+  /** Stream version folded so far. */
+  version = 0
+  /** Log position up to which the person reviewed (0: never). */
+  reviewedUpTo = 0
+  /** Where each unreviewed AI write's change landed (ascending log positions). */
+  private readonly pending: number[] = []
+  /** The journal entry whose change was counted last: a write's changes (and the bridge's follow-up) share it. */
+  private lastJournal = 0
+
+  get unreviewed(): number {
+    return this.pending.length
+  }
+
+  apply(event: RecordedEvent): void {
+    if (event.streamVersion <= this.version) return
+    this.version = event.streamVersion
+    if (event.type === 'document.changed') {
+      const journal = (event.data as { journal?: number }).journal
+      if (journal === undefined || event.actor.kind !== 'mcp' || journal === this.lastJournal) return
+      this.lastJournal = journal
+      if (event.position > this.reviewedUpTo) this.pending.push(event.position)
+    } else if (event.type === 'review.marked') {
+      const upTo = (event.data as { upToPosition: number }).upToPosition
+      if (upTo <= this.reviewedUpTo) return
+      this.reviewedUpTo = upTo
+      let reviewed = 0
+      while (reviewed < this.pending.length && this.pending[reviewed]! <= upTo) reviewed++
+      this.pending.splice(0, reviewed)
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import type { Actor } from '../events/actor.js'
+import { QuireError } from '../errors.js'
+import type { EventStore } from '../log/eventStore.js'
+import type { DocumentCommands } from '../documents/commands.js'
+import { documentStream } from '../documents/events.js'
+import { positionOfRevision } from '../documents/revision.js'
+import type { Settings } from '../settings/events.js'
+import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
+import type { FoldedStream } from '../../projections/foldedStream.js'
+import { ReviewBacklog } from './backlog.js'
+
+/**
+ * The review backlog (DOC.WRITE.18, TOOLS.md §16 leaves the rule to us): an AI change is unreviewed until the person
+ * marks the document reviewed up to a revision at or after it (the console's "Mark all reviewed"); while
+ * `reviewBacklogLimit` (a setting, default 20) or more applied AI writes are unreviewed, the next `document.write` is
+ * refused with REVIEW_BACKLOG_FULL. Counts are folded from the document's stream and cached per document, caught up
+ * from the cached stream version on each question (so a write pays for the events since the last one, not the stream).
+ */
+export class ReviewCommands {
+  private readonly backlogs = new Map<string, ReviewBacklog>()
+  /** One catch-up at a time per document, so events fold once and in order. */
+  private readonly catchUps = new Map<string, Promise<ReviewBacklog>>()
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly documents: DocumentsProjection,
+    private readonly commands: DocumentCommands,
+    private readonly settings: FoldedStream<Settings>,
+  ) {}
+
+  get limit(): number {
+    return this.settings.state.reviewBacklogLimit
+  }
+
+  /** The number of applied AI writes on the document the person has not reviewed yet. */
+  async unreviewed(docId: string): Promise<number> {
+    return (await this.backlog(docId)).unreviewed
+  }
+
+  /** The log position up to which the person reviewed the document (0 when never). */
+  async reviewedUpTo(docId: string): Promise<number> {
+    return (await this.backlog(docId)).reviewedUpTo
+  }
+
+  /** Refuses the next AI write when it would take the backlog past the limit (REVIEW_BACKLOG_FULL, DOC.WRITE.18). */
+  async assertBacklogNotFull(docId: string): Promise<void> {
+    const unreviewed = await this.unreviewed(docId)
+    const limit = this.limit
+    if (unreviewed >= limit) {
+      throw new QuireError(
+        'REVIEW_BACKLOG_FULL',
+        `this document has ${unreviewed} AI changes the person has not reviewed (the limit is ${limit}); ask them to review the document's history, then write again`,
+        { unreviewed, limit },
+      )
+    }
+  }
+
+  /**
+   * The person reviewed every AI change up to `upToRevision` (a revision the document has reached): records
+   * `review.marked` by `actor` in the document's stream. A mark that reviews nothing new records nothing.
+   */
+  async markReviewed(docId: string, upToRevision: string, actor: Actor): Promise<void> {
+    const upTo = positionOfRevision(upToRevision)
+    if (upTo === undefined) throw new QuireError('INVALID_ARGUMENT', `${JSON.stringify(upToRevision)} is not a revision token (rev-...)`)
+    const state = await this.documents.get(docId)
+    if (!state) throw new QuireError('NOT_FOUND', `no document ${docId}`)
+    await this.commands.turns.run(docId, async () => {
+      if (upTo > state.position) throw new QuireError('INVALID_ARGUMENT', `${upToRevision} is later than the document's last event`)
+      if (upTo <= (await this.backlog(docId)).reviewedUpTo) return
+      const enqueued = this.store.enqueue(documentStream(docId), [{ type: 'review.marked', actor, data: { upToPosition: upTo } }])
+      // Folded into the live document too, so its stream version stays the log's (snapshots record it).
+      state.apply(enqueued.events[0]!)
+      await enqueued.durable
+    })
+    await this.backlog(docId)
+  }
+
+  private backlog(docId: string): Promise<ReviewBacklog> {
+    const previous = this.catchUps.get(docId) ?? Promise.resolve(undefined)
+    const next = previous.then(
+      () => this.catchUp(docId),
+      () => this.catchUp(docId),
+    )
+    this.catchUps.set(docId, next)
+    void next.finally(() => {
+      if (this.catchUps.get(docId) === next) this.catchUps.delete(docId)
+    }).catch(() => {})
+    return next
+  }
+
+  private async catchUp(docId: string): Promise<ReviewBacklog> {
+    let backlog = this.backlogs.get(docId)
+    if (!backlog) {
+      backlog = new ReviewBacklog()
+      this.backlogs.set(docId, backlog)
+    }
+    for await (const event of this.store.readStream(documentStream(docId), { fromVersion: backlog.version + 1 })) backlog.apply(event)
+    return backlog
+  }
+}

@@ -1,0 +1,39 @@
+import type { Engine } from '../engine.js'
+import { USER } from '../events/actor.js'
+import { replayDocument } from '../audit/replay.js'
+
+/** The journal `detail` a restore records: `restore rev-…`, how history tells a restore from any other write. */
+export const RESTORE_DETAIL_PREFIX = 'restore '
+
+export const restoreDetail = (revision: string): string => `${RESTORE_DETAIL_PREFIX}${revision}`
+
+/** The revision a journal `detail` says was restored, or undefined when the entry is not a restore. */
+export function restoredRevision(detail: string | undefined): string | undefined {
+  return detail?.startsWith(RESTORE_DETAIL_PREFIX) ? detail.slice(RESTORE_DETAIL_PREFIX.length) : undefined
+}
+
+export interface RestoreOutcome {
+  /** The document's revision after the restore (unchanged when it already held that text). */
+  readonly revision: string
+  readonly changed: boolean
+}
+
+/**
+ * The person restores revision `revision`: the document's text becomes what it was then, as a NEW change at the end
+ * of the log (the log is never rewritten). It goes through the ordinary write path as the `user` actor, so it is
+ * journaled first, diffed minimally (a concurrent editor keeps its cursor), serialised with every other write, and
+ * checked against `expectedRevision` (the revision the person was looking at) like an assistant's write; its journal
+ * entry's `detail` names the restored revision, which is how history shows it as a restore. Not an AI change: the
+ * review backlog counts `mcp` actors only.
+ */
+export async function restoreRevision(engine: Engine, docId: string, revision: string, expectedRevision?: string): Promise<RestoreOutcome> {
+  const text = await replayDocument(engine, docId, revision)
+  const outcome = await engine.commands.documents.write({
+    docId,
+    content: text,
+    actor: USER,
+    detail: restoreDetail(revision),
+    ...(expectedRevision === undefined ? {} : { expectedRevision }),
+  })
+  return { revision: outcome.revision, changed: outcome.changed }
+}

@@ -1,0 +1,138 @@
+import type { Actor } from '../../core/events/actor.js'
+import type { EventStore, RecordedEvent } from '../../core/log/eventStore.js'
+import { COMMENTS_STREAM_PREFIX, commentGenOf, docIdOfCommentsStream, type ThreadState } from '../../core/comments/events.js'
+
+export interface Reply {
+  readonly replyId: string
+  readonly body: string
+  readonly author: Actor
+  readonly at: number
+  /** The commentGen the caller expected, and the commentGen this reply made: a retry is answered from these. */
+  readonly basedOn: string | undefined
+  readonly gen: string
+}
+
+export interface Thread {
+  readonly commentId: string
+  readonly docId: string
+  readonly anchor: { readonly start: Uint8Array; readonly end: Uint8Array }
+  readonly quote: string
+  readonly quoteTruncated: boolean
+  readonly body: string
+  readonly author: Actor
+  readonly createdAt: number
+  state: ThreadState
+  deleted: boolean
+  gen: string
+  /** Replies and state changes taken so far (MAX_THREAD_CHANGES). */
+  changes: number
+  readonly replies: Reply[]
+  /** The last `comment.addressed`, while it is the thread's latest change: a retried mark_addressed is answered from it. */
+  lastAddressed: { readonly basedOn: string; readonly gen: string } | undefined
+}
+
+/** One document's threads, oldest first (creation order), deleted ones kept as tombstones. */
+export class DocumentThreads {
+  readonly threads = new Map<string, Thread>()
+  /** Stream version folded so far: `generation` in `list`. */
+  version = 0
+
+  /** Folds one event (already known not to be withdrawn). */
+  evolve(event: RecordedEvent, docId: string): void {
+    this.version = event.streamVersion
+    const data = event.data as { commentId?: string }
+    if (event.type === 'comment.withdrawn' || data.commentId === undefined) return
+    const gen = commentGenOf(event.streamVersion)
+    if (event.type === 'comment.created') {
+      const created = event.data as { commentId: string; anchor: Thread['anchor']; quote: string; quoteTruncated: boolean; body: string }
+      this.threads.set(created.commentId, {
+        commentId: created.commentId, docId, anchor: created.anchor, quote: created.quote, quoteTruncated: created.quoteTruncated,
+        body: created.body, author: event.actor, createdAt: event.at, state: 'open', deleted: false, gen, changes: 0, replies: [],
+        lastAddressed: undefined,
+      })
+      return
+    }
+    const thread = this.threads.get(data.commentId)
+    if (!thread || thread.deleted) return
+    thread.gen = gen
+    thread.changes++
+    thread.lastAddressed = undefined
+    switch (event.type) {
+      case 'comment.replied': {
+        const reply = event.data as { replyId: string; body: string; basedOn?: string }
+        thread.replies.push({ replyId: reply.replyId, body: reply.body, author: event.actor, at: event.at, basedOn: reply.basedOn, gen })
+        break
+      }
+      case 'comment.addressed':
+        thread.state = 'addressed'
+        thread.lastAddressed = { basedOn: (event.data as { basedOn: string }).basedOn, gen }
+        break
+      case 'comment.resolved':
+        thread.state = 'resolved'
+        break
+      case 'comment.reopened':
+        thread.state = 'reopened'
+        break
+      case 'comment.deleted':
+        thread.deleted = true
+        break
+    }
+  }
+}
+
+/**
+ * Every document's review threads, folded from the `comments:<docId>` streams and kept in memory (they are small):
+ * loaded whole at start-up, so checks such as `validateAddresses` are synchronous, then advanced by CommentCommands
+ * in the same step as their appends. A `comment.withdrawn` event cancels the earlier event it names: on load that
+ * event is skipped; live, it was never folded (it was refused before it landed).
+ */
+export class CommentsProjection {
+  private readonly documents = new Map<string, DocumentThreads>()
+
+  async load(store: EventStore): Promise<void> {
+    this.documents.clear()
+    for await (const { stream } of store.streams(COMMENTS_STREAM_PREFIX)) {
+      const events: RecordedEvent[] = []
+      for await (const event of store.readStream(stream)) events.push(event)
+      const withdrawn = new Set(events.filter((event) => event.type === 'comment.withdrawn').map((event) => (event.data as { streamVersion: number }).streamVersion))
+      const docId = docIdOfCommentsStream(stream)
+      const threads = this.ensure(docId)
+      for (const event of events) {
+        if (withdrawn.has(event.streamVersion)) threads.version = event.streamVersion
+        else threads.evolve(event, docId)
+      }
+      await store.streamHead(stream)
+    }
+  }
+
+  /** The document's threads (an empty set for a document nobody commented on; reading never adds an entry). */
+  of(docId: string): DocumentThreads {
+    return this.documents.get(docId) ?? new DocumentThreads()
+  }
+
+  private ensure(docId: string): DocumentThreads {
+    let threads = this.documents.get(docId)
+    if (!threads) {
+      threads = new DocumentThreads()
+      this.documents.set(docId, threads)
+    }
+    return threads
+  }
+
+  /** The thread `commentId` of any document, if one exists (for "belongs to another document" messages). */
+  find(commentId: string): Thread | undefined {
+    for (const threads of this.documents.values()) {
+      const thread = threads.threads.get(commentId)
+      if (thread) return thread
+    }
+    return undefined
+  }
+
+  apply(events: readonly RecordedEvent[]): void {
+    for (const event of events) {
+      if (!event.stream.startsWith(COMMENTS_STREAM_PREFIX)) continue
+      const docId = docIdOfCommentsStream(event.stream)
+      this.ensure(docId).evolve(event, docId)
+    }
+  }
+}

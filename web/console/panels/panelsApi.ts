@@ -1,0 +1,62 @@
+import type { ConsoleError } from '../../../adapters/http/consoleApi.js'
+import type {
+  PanelAgentAdded, PanelAgents, PanelApprovalDecided, PanelApprovals, PanelDivergences, PanelSettingChange, PanelSettings,
+} from '../../../adapters/http/consolePanelsApi.js'
+
+/**
+ * The panels' calls to `/console/api/panels/*` (contract in adapters/http/consolePanelsApi.ts), with the same port
+ * file token as the rest of the console. A refused token is left to the console app, which signs out on its next poll.
+ */
+export class PanelsApi {
+  constructor(private readonly token: string) {}
+
+  approvals(): Promise<PanelApprovals> {
+    return this.call('GET', '/panels/approvals')
+  }
+
+  decide(approvalId: string, decision: 'approve' | 'deny'): Promise<PanelApprovalDecided> {
+    return this.call('POST', `/panels/approvals/${encodeURIComponent(approvalId)}/${decision}`)
+  }
+
+  settings(): Promise<PanelSettings> {
+    return this.call('GET', '/panels/settings')
+  }
+
+  setSetting(change: PanelSettingChange): Promise<PanelSettings> {
+    return this.call('POST', '/panels/settings', change)
+  }
+
+  divergences(): Promise<PanelDivergences> {
+    return this.call('GET', '/panels/divergences')
+  }
+
+  resolveDivergence(docId: string, choice: 'keep' | 'reload'): Promise<PanelDivergences> {
+    return this.call('POST', `/panels/divergences/${encodeURIComponent(docId)}/${choice}`)
+  }
+
+  agents(): Promise<PanelAgents> {
+    return this.call('GET', '/panels/agents')
+  }
+
+  addAgent(name: string): Promise<PanelAgentAdded> {
+    return this.call('POST', '/panels/agents', { name })
+  }
+
+  revokeAgent(name: string): Promise<PanelAgents> {
+    return this.call('POST', `/panels/agents/${encodeURIComponent(name)}/revoke`)
+  }
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` }
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    const response = await fetch(`/console/api${path}`, {
+      method, headers, cache: 'no-store', ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    })
+    const parsed: unknown = await response.json().catch(() => ({}))
+    if (!response.ok) {
+      const error = parsed as Partial<ConsoleError>
+      throw new Error(error.message ?? `${error.error ?? response.status} ${response.statusText}`)
+    }
+    return parsed as T
+  }
+}
