@@ -8,6 +8,7 @@ import type { ConsoleActivation, ConsoleError } from './consoleApi.js'
 import { consoleState } from './consoleState.js'
 import { consolePanelRoutes } from './consolePanels.js'
 import { consoleHistoryRoutes } from './consoleHistory.js'
+import { consoleCommentRoutes } from './consoleComments.js'
 import { bearerToken, sameSecret } from './guard.js'
 
 /** The console acts as the person: its tab switches are the user's, never an MCP caller's. */
@@ -48,6 +49,7 @@ export function consoleRoutes(services: Services, accessToken: string): Hono {
   app.route('/console/api', consolePanelRoutes(services)) // the person's panels: approvals, settings, divergences, agents
   // A document's history: diff, restore, review marks; addressed comments show their state, deleted ones as deleted.
   app.route('/console/api', consoleHistoryRoutes(services, { resolveComment: (_docId, commentId) => commentState(services, commentId) }))
+  app.route('/console/api', consoleCommentRoutes(services)) // review threads: the person comments, replies, decides
   app.get('/console/api/state', async (c) => c.json(await consoleState(services), 200, { 'cache-control': 'no-store' }))
   app.post('/console/api/tabs/:tabId/activate', async (c) => {
     try {

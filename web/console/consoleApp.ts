@@ -4,6 +4,7 @@ import { DocumentSession } from './documentSession.js'
 import { mountPanels } from './panels/mountPanels.js'
 import { PanelsApi } from './panels/panelsApi.js'
 import { mountHistory } from './history/mountHistory.js'
+import { mountComments } from './comments/mountComments.js'
 import { h } from './dom.js'
 import type { Shell } from './shell.js'
 import { renderStatus } from './statusLine.js'
@@ -45,6 +46,7 @@ export class ConsoleApp {
     })
     mountPanels(shell, new PanelsApi(token))
     mountHistory(shell, token, () => this.session?.tab.docId ?? null)
+    mountComments(shell, token, () => this.session)
   }
 
   /** The open document session, for the introspection hook. */
