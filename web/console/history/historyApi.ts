@@ -1,5 +1,5 @@
-import type { ConsoleError } from '../../../adapters/http/consoleApi.js'
 import type { HistoryDiff, HistoryRestored, HistoryView } from '../../../adapters/http/consoleHistoryApi.js'
+import { consoleRequest } from '../request.js'
 
 /** The History sidebar's calls (contract in adapters/http/consoleHistoryApi.ts), with the console's token. */
 export class HistoryApi {
@@ -27,15 +27,8 @@ export class HistoryApi {
     return `/console/api/docs/${encodeURIComponent(docId)}`
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` }
-    if (body !== undefined) headers['content-type'] = 'application/json'
-    const response = await fetch(path, { method, headers, cache: 'no-store', ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-    const answer: unknown = await response.json()
-    if (!response.ok) {
-      const error = answer as Partial<ConsoleError>
-      throw new Error(`${error.error ?? response.status}: ${error.message ?? response.statusText}`)
-    }
-    return answer as T
+  private call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    return consoleRequest<T>(this.token, method, path, body)
   }
+
 }

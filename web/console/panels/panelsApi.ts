@@ -1,7 +1,7 @@
-import type { ConsoleError } from '../../../adapters/http/consoleApi.js'
 import type {
   PanelAgentAdded, PanelAgents, PanelApprovalDecided, PanelApprovals, PanelDivergences, PanelSettingChange, PanelSettings,
 } from '../../../adapters/http/consolePanelsApi.js'
+import { consoleRequest } from '../request.js'
 
 /**
  * The panels' calls to `/console/api/panels/*` (contract in adapters/http/consolePanelsApi.ts), with the same port
@@ -46,17 +46,8 @@ export class PanelsApi {
     return this.call('POST', `/panels/agents/${encodeURIComponent(name)}/revoke`)
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` }
-    if (body !== undefined) headers['content-type'] = 'application/json'
-    const response = await fetch(`/console/api${path}`, {
-      method, headers, cache: 'no-store', ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    })
-    const parsed: unknown = await response.json().catch(() => ({}))
-    if (!response.ok) {
-      const error = parsed as Partial<ConsoleError>
-      throw new Error(error.message ?? `${error.error ?? response.status} ${response.statusText}`)
-    }
-    return parsed as T
+  private call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    return consoleRequest<T>(this.token, method, `/console/api${path}`, body)
   }
+
 }
