@@ -61,6 +61,29 @@ describe('review loop (Chromium)', () => {
       })),
     )
 
+  it('a comment made on a WYSIWYG selection anchors to those words in the Markdown, even inside formatting', async () => {
+    const { page } = rig
+    const path = join(rig.folder, 'rich.md')
+    await writeFile(path, '# Rich\n\nShip by **Friday** at noon.\n')
+    const tabId = ok(await ai.call('workspace', { action: 'open', filePath: path })).tabId as string
+    await openTab(page, tabId, 'wysiwyg')
+    await eventually(() => consoleEditor(page), (editor) => editor?.text === 'Rich\nShip by Friday at noon.')
+    // A double click selects the bold word, as a person would. (First in this file: the next test switches the
+    // window to another workspace when it approves open_workspace.)
+    await page.locator('.ProseMirror strong').dblclick()
+    await page.keyboard.press('Control+Alt+KeyM')
+    await expect(page.locator('.comment-new .comment-quote').textContent()).resolves.toBe('Friday')
+    await page.locator('.comment-new-input').fill('Which Friday?')
+    await page.locator('.comment-new-submit').click()
+    await eventually(threadsShown, (list) => list.some((thread) => thread.quote === 'Friday'))
+    const listed = ok(await ai.call('comments', { action: 'list', tabId })) as { threads: ListedThread[] }
+    expect(listed.threads.map((thread) => [thread.quote, thread.body])).toEqual([['Friday', 'Which Friday?']])
+    await screenshot(page, 'review-wysiwyg-comment')
+    // Leave the console as the next test expects it: the Comments sidebar closed.
+    await page.locator('.comments-toggle').click()
+    await eventually(() => page.locator('.comments-sidebar').isHidden(), (hidden) => hidden)
+  })
+
   it('comment → AI reply, addressed write, mark_addressed → person sees it, restores, approves', async () => {
     const { page } = rig
     const path = join(rig.folder, 'plan.md')

@@ -31,6 +31,8 @@ export interface MountedEditor {
   coordsAt(pos: number): ScreenRect | null
   /** The undo history that holds assistants' writes as steps of their own (WYSIWYG). */
   readonly undoManager?: Y.UndoManager
+  /** The selection as a range of the Markdown `source` (what comments anchor to); null when it cannot be placed. */
+  selectionInSource(source: string): { readonly from: number; readonly to: number } | null
   destroy(): void
 }
 

@@ -42,6 +42,8 @@ export function mountSourceEditor(context: EditorContext): MountedEditor {
     mode: 'source',
     focus: () => view.focus(),
     selection: () => ({ anchor: view.state.selection.main.anchor, head: view.state.selection.main.head }),
+    // The source editor edits `source` itself: its selection is already a range of it.
+    selectionInSource: () => ({ from: view.state.selection.main.from, to: view.state.selection.main.to }),
     text: () => view.state.doc.toString(),
     coordsAt: (pos) => view.coordsAtPos(pos),
     destroy() {

@@ -6,6 +6,7 @@ import { EditorState, Plugin, type Command } from 'prosemirror-state'
 import { EditorView } from 'prosemirror-view'
 import { absolutePositionToRelativePosition, redo, undo, yCursorPlugin, ySyncPlugin, ySyncPluginKey, yUndoPlugin, yUndoPluginKey } from 'y-prosemirror'
 import { ASSISTANT_ORIGIN } from './assistantEdits.js'
+import { sourceRangeOf } from '../../core/markdown/sourceRange.js'
 import type * as Y from 'yjs'
 import { watchEditorDom, type EditorContext, type MountedEditor } from './editor.js'
 import { markdownSchema } from './markdownSchema.js'
@@ -72,6 +73,7 @@ export function mountWysiwygEditor(context: EditorContext): MountedEditor {
     selection: () => ({ anchor: view.state.selection.anchor, head: view.state.selection.head }),
     text: () => view.state.doc.textBetween(0, view.state.doc.content.size, '\n'),
     coordsAt: (pos) => (pos >= 0 && pos <= view.state.doc.content.size ? view.coordsAtPos(pos) : null),
+    selectionInSource: (source) => sourceRangeOf(source, view.state.doc, view.state.selection.from, view.state.selection.to),
     undoManager: (yUndoPluginKey.getState(view.state) as { undoManager: Y.UndoManager } | undefined)?.undoManager,
     destroy() {
       unwatch()

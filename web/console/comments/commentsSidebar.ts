@@ -19,9 +19,8 @@ interface Draft {
  * decisions) and "Add comment" on the editor's selection. It polls while open, and re-renders only when the
  * threads changed, keeping whatever the person is typing in a reply box across a re-render.
  *
- * Comments are made from the source editor only: its selection is already a range of `source`, which is what a
- * thread anchors to. A WYSIWYG selection would need mapping from ProseMirror positions back to Markdown offsets;
- * until that exists the sidebar says so rather than guess.
+ * A thread anchors to a range of `source`: the source editor's selection is one already, and a WYSIWYG selection is
+ * placed in the Markdown by `sourceRangeOf` (exact for plain text, widened to its block across markup).
  */
 export class CommentsSidebar {
   readonly element = h('aside', { className: 'comments-sidebar', attrs: { hidden: '', 'aria-label': 'Comments' } })
@@ -50,20 +49,19 @@ export class CommentsSidebar {
 
   /**
    * Starts a comment on the editor's current selection (the button and Mod-Alt-m): opens the sidebar with a box
-   * for the comment under the quoted text, or says why it cannot (no selection, WYSIWYG mode).
+   * for the comment under the quoted text, or says why it cannot (no selection, an editor still syncing).
    */
   addComment(): void {
     const session = this.currentSession()
     const editor = session?.mountedEditor
     this.error = ''
     if (!session || !editor) this.error = 'Open a document to comment on it.'
-    else if (editor.mode !== 'source') this.error = 'Switch to Source mode to comment on a selection (commenting from WYSIWYG is not supported yet).'
     else {
-      const { anchor, head } = editor.selection()
-      const from = Math.min(anchor, head)
-      const to = Math.max(anchor, head)
-      if (from === to) this.error = 'Select the text to comment on first.'
-      else this.draft = { docId: session.tab.docId, from, to, quote: editor.text().slice(from, to) }
+      const source = session.ydoc.getText('source').toString()
+      const range = editor.selectionInSource(source)
+      if (!range) this.error = 'The editor is still catching up with the document; try again in a moment.'
+      else if (range.from === range.to) this.error = 'Select the text to comment on first.'
+      else this.draft = { docId: session.tab.docId, from: range.from, to: range.to, quote: source.slice(range.from, range.to) }
     }
     if (!this.isOpen) this.toggle(true)
     this.render(true)
@@ -113,7 +111,7 @@ export class CommentsSidebar {
     if (this.docId === null || this.view === null) {
       parts.push(h('p', { className: 'comments-empty', text: this.docId === null ? 'No document is open.' : 'Loading…' }))
     } else if (this.view.threads.length === 0) {
-      parts.push(h('p', { className: 'comments-empty', text: 'No comments yet. Select text in Source mode and add one.' }))
+      parts.push(h('p', { className: 'comments-empty', text: 'No comments yet. Select text and add one.' }))
     } else {
       const docId = this.docId
       parts.push(
