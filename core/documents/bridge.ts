@@ -22,7 +22,6 @@ export const BRIDGE_TO_MIRROR = 'quire:bridge:to-mirror'
 /** Origin of the transaction `syncSourceFromMirror` makes. */
 export const BRIDGE_TO_SOURCE = 'quire:bridge:to-source'
 
-export { captureUpdate, MIRROR_FRAGMENT, SOURCE_TEXT }
 
 /** Whether a WYSIWYG mirror exists: a non-empty fragment (a WYSIWYG document always holds at least one block). */
 export function mirrorIsAttached(ydoc: Y.Doc): boolean {

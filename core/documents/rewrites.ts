@@ -11,6 +11,7 @@ import type { TabState, WorkspaceState } from '../../projections/workspace/works
 import type { DocumentCommands, WriteOutcome } from './commands.js'
 import type { EditorGuards } from './editorGuards.js'
 import type { EditChecks } from './editChecks.js'
+import { tabWrite } from './tabWrite.js'
 
 /** What `document.transform` and `workflow.apply_patch` answer (DOC.TRANSFORM.6, WF.APPLY_PATCH.11). */
 export interface RewriteResponse {
@@ -95,13 +96,7 @@ export class RewriteCommands {
       detail,
       expectedRevision,
       actor: caller.actor,
-      guard: () => {
-        this.editors.assertNotComposing(tab.docId)
-        this.checks.addresses(tab.docId, addresses)
-      },
-      watch: () => this.editors.watch(tab, { implicitTab }),
-      ...(addresses === undefined ? {} : { addresses }),
-      writer: { tabId: tab.tabId, windowLabel: tab.windowLabel },
+      ...tabWrite(tab, this.editors, this.checks, { implicitTab, addresses }),
     })
     return { revision: outcome.revision, applied: outcome.changed, durable: outcome.durable }
   }

@@ -7,6 +7,7 @@ import type { Approval } from '../../projections/approvals/approvalsState.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import type { EditorGuards } from '../documents/editorGuards.js'
 import type { EditChecks } from '../documents/editChecks.js'
+import { tabWrite } from '../documents/tabWrite.js'
 import { normalizeLineEndings } from '../documents/commands.js'
 import { parseMarkdown } from '../markdown/parse.js'
 import { serializeMarkdown } from '../markdown/serialize.js'
@@ -178,13 +179,7 @@ export class FileCommands {
       content: (_current, state) => (state.meta?.kind === 'markdown' && this.editors.showsWysiwyg(tab) ? throughEditor(content) : content),
       expectedRevision,
       actor: caller.actor,
-      guard: () => {
-        this.editors.assertNotComposing(tab.docId)
-        this.checks.addresses(tab.docId, addresses)
-      },
-      watch: () => this.editors.watch(tab, { implicitTab: tabId === undefined }),
-      ...(addresses === undefined ? {} : { addresses }),
-      writer: { tabId: tab.tabId, windowLabel: tab.windowLabel },
+      ...tabWrite(tab, this.editors, this.checks, { implicitTab: tabId === undefined, addresses }),
     })
     const written = { revision: outcome.revision, applied: true as const, durable: outcome.durable }
     if (!save) return { ...written, saved: false, save_skipped: 'opt_out' }

@@ -2,8 +2,9 @@ import * as Y from 'yjs'
 import type { DocumentCommands, PlannedChange } from '../documents/commands.js'
 import type { EditorGuards } from '../documents/editorGuards.js'
 import type { EditChecks } from '../documents/editChecks.js'
+import { tabWrite } from '../documents/tabWrite.js'
 import { QuireError } from '../errors.js'
-import { replaceWysiwygSelection, wysiwygSelection } from '../markdown/selection.js'
+import { replaceSourceSelection, replaceWysiwygSelection, SelectionOutsideDocument, sourceSelection, wysiwygSelection } from '../markdown/selection.js'
 import { syncSourceFromMirror } from '../documents/bridge.js'
 import type { Caller } from '../workspace/commands.js'
 import { resolveTab } from '../workspace/tabs.js'
@@ -88,17 +89,11 @@ export class SelectionCommands {
       operation: 'selection_set',
       expectedRevision,
       actor: caller.actor,
-      writer: { tabId: tab.tabId, windowLabel: tab.windowLabel },
-      guard: () => {
-        this.editors.assertNotComposing(tab.docId)
-        this.checks.addresses(tab.docId, addresses)
-      },
-      watch: () => this.editors.watch(tab, { selection: true, implicitTab: tabId === undefined }),
-      ...(addresses === undefined ? {} : { addresses }),
-      content: (current, state) => {
+      ...tabWrite(tab, this.editors, this.checks, { implicitTab: tabId === undefined, selection: true, addresses }),
+      content: (_current, state) => {
         // Resolved inside the document's turn: the selection as the editor reports it now (SEL.SET.1, .11).
         const { editor } = this.focusedEditor(tabId)
-        const planned = replacement(state, editor, current, content)
+        const planned = replacement(state, editor, content)
         replacedChars = planned.replacedChars
         return planned.change
       },
@@ -132,37 +127,36 @@ export class SelectionCommands {
 
 function selectionIn(document: DocumentState, editor: EditorPresence): Selected {
   const { anchor, head } = editor.selection!
-  if (editor.mode === 'wysiwyg') return wysiwygSelection(document.ydoc, anchor, head)
-  const from = absoluteIndex(document.ydoc, anchor)
-  const to = absoluteIndex(document.ydoc, head)
-  const [start, end] = from <= to ? [from, to] : [to, from]
-  return { from: start, to: end, text: document.content.slice(start, end) }
+  return placed(() => (editor.mode === 'wysiwyg' ? wysiwygSelection : sourceSelection)(document.ydoc, anchor, head))
 }
 
 /**
- * The replacement as a planned change. Source mode splices `content` in as raw text (SEL.SET.4). WYSIWYG mode edits
- * a copy of the document: the mirror (literal text, or parsed Markdown, SEL.SET.2–3), then the bridge's follow-up
- * on `source`; the updates of both are what gets applied once the journal holds the resulting text.
+ * The replacement as a planned change, made on a copy of the document: in source mode the raw splice of `source`
+ * (SEL.SET.4); in WYSIWYG mode the mirror's edit (literal text, or parsed Markdown, SEL.SET.2–3) and the bridge's
+ * follow-up on `source`. The copy's updates are applied once the journal holds the text they lead to.
  */
-function replacement(state: DocumentState, editor: EditorPresence, current: string, content: string): { change: string | PlannedChange; replacedChars: number } {
+function replacement(state: DocumentState, editor: EditorPresence, content: string): { change: PlannedChange; replacedChars: number } {
   const { anchor, head } = editor.selection!
-  if (editor.mode === 'source') {
-    const selected = selectionIn(state, editor)
-    return { change: current.slice(0, selected.from) + content + current.slice(selected.to), replacedChars: selected.to - selected.from }
-  }
   const copy = new Y.Doc()
   // The copy writes as the live document's own client, so its updates continue that client's clock.
   copy.clientID = state.ydoc.clientID
   Y.applyUpdate(copy, Y.encodeStateAsUpdate(state.ydoc))
   const before = Y.encodeStateVector(copy)
-  const { replacedChars } = replaceWysiwygSelection(copy, anchor, head, content)
-  syncSourceFromMirror(copy)
-  const update = Y.encodeStateAsUpdate(copy, before)
-  return { change: { text: copy.getText('source').toString(), updates: [update] }, replacedChars }
+  const replacedChars = placed(() => {
+    if (editor.mode === 'source') return replaceSourceSelection(copy, anchor, head, content).replacedChars
+    const replaced = replaceWysiwygSelection(copy, anchor, head, content).replacedChars
+    syncSourceFromMirror(copy)
+    return replaced
+  })
+  return { change: { text: copy.getText('source').toString(), updates: [Y.encodeStateAsUpdate(copy, before)] }, replacedChars }
 }
 
-/** Where a relative position of `source` is now; a position whose item is gone resolves to the end. */
-function absoluteIndex(ydoc: Y.Doc, json: Record<string, unknown>): number {
-  const absolute = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(json), ydoc)
-  return absolute?.index ?? ydoc.getText('source').length
+/** An editor's selection that no longer resolves inside the document is no usable selection: NO_EDITOR, not a crash. */
+function placed<T>(resolve: () => T): T {
+  try {
+    return resolve()
+  } catch (error) {
+    if (error instanceof SelectionOutsideDocument) throw new QuireError('NO_EDITOR', 'the editor\'s selection is not inside this document; select again')
+    throw error
+  }
 }

@@ -7,6 +7,7 @@ import type { DocumentKind } from '../../core/documents/events.js'
 import { revisionToken } from '../../core/documents/revision.js'
 import type { Hunk } from '../../core/documents/textDiff.js'
 import { textChanged } from './contentChange.js'
+import { MIRROR_FRAGMENT } from '../../core/markdown/mirror.js'
 
 export interface SavedMark {
   readonly path: string
@@ -51,7 +52,7 @@ export class DocumentState {
    * The WYSIWYG mirror that ProseMirror editors bind (y-prosemirror): kept in step with `source` by the core's
    * bridge while it is attached (non-empty); its changes never change the revision, which follows `source` only.
    */
-  readonly mirror = this.ydoc.getXmlFragment('prosemirror')
+  readonly mirror = this.ydoc.getXmlFragment(MIRROR_FRAGMENT)
   meta: DocumentMeta | undefined
   /** Last stream version and log position folded in. */
   version = 0

@@ -1,7 +1,5 @@
 import type { EditorPresence } from './editorPresence.js'
 
-type Listener = (docId: string) => void
-
 /**
  * Every editor currently attached, keyed by collaboration connection and awareness client id. The collaboration
  * endpoint writes it as awareness states arrive and connections close; the MCP surface reads it (window focus,
@@ -9,27 +7,17 @@ type Listener = (docId: string) => void
  */
 export class PresenceRegistry {
   private readonly editors = new Map<string, EditorPresence>()
-  private readonly listeners = new Set<Listener>()
 
   /** Sets (or, with `undefined`, removes) what one awareness client of one connection reports. */
   set(connection: string, clientId: number, presence: EditorPresence | undefined): void {
     const key = `${connection}\u0000${clientId}`
-    const before = this.editors.get(key)
     if (presence) this.editors.set(key, presence)
     else this.editors.delete(key)
-    const docId = presence?.docId ?? before?.docId
-    if (docId !== undefined) for (const listener of this.listeners) listener(docId)
   }
 
   /** Forgets every editor a connection carried (it closed or vanished). */
   dropConnection(connection: string): void {
-    const docIds = new Set<string>()
-    for (const [key, presence] of this.editors) {
-      if (presence.connection !== connection) continue
-      this.editors.delete(key)
-      docIds.add(presence.docId)
-    }
-    for (const docId of docIds) for (const listener of this.listeners) listener(docId)
+    for (const [key, presence] of this.editors) if (presence.connection === connection) this.editors.delete(key)
   }
 
   /** Every editor showing `tabId`, most recently updated first. */
@@ -54,11 +42,5 @@ export class PresenceRegistry {
       if (presence.focused && (!best || presence.updatedAt > best.updatedAt)) best = presence
     }
     return best
-  }
-
-  /** Called with the document whose editors changed, after every change. Returns the unsubscribe function. */
-  onChange(listener: Listener): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
   }
 }

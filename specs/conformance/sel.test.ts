@@ -111,6 +111,8 @@ describe('selection', () => {
     expect(ok(await set(rig, ''))).toMatchObject({ replaced_chars: 6, applied: true })
     expect((await readDoc(rig.session, rig.tabId)).content).toBe('hello world\n')
     peer.select(5)
+    // The old selection already reads 5..5 once its text is gone; wait for the new one itself.
+    expect(await rig.caughtUp(peer)).toBe(true)
     expect(await selectedAt(rig, 5, 5)).toBe(true)
     expect(ok(await set(rig, ', dear'))).toMatchObject({ replaced_chars: 0 })
     expect((await readDoc(rig.session, rig.tabId)).content).toBe('hello, dear world\n')

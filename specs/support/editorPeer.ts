@@ -1,11 +1,11 @@
-import { WebSocket } from 'ws'
 import * as Y from 'yjs'
-import { WebsocketProvider } from 'y-websocket'
+import type { WebsocketProvider } from 'y-websocket'
 import { PRESENCE_FIELD, type EditorPresenceState } from '../../projections/presence/editorPresence.js'
+import { peer } from './collabPeers.js'
 
 /**
- * An editor as the server sees one, without a browser: a real y-websocket `WebsocketProvider` peer on a document
- * that publishes the console's presence (window, tab, focus, mode, composition, selection) through awareness. The
+ * An editor as the server sees one, without a browser: a real y-websocket peer (collabPeers.ts) on a document that
+ * publishes the console's presence (window, tab, focus, mode, composition, selection) through awareness. The
  * selection helpers place it in `source` by character offsets, as the source editor does.
  */
 export interface EditorPeer {
@@ -16,20 +16,17 @@ export interface EditorPeer {
   present(changes: Partial<EditorPresenceState>): void
   /** Selects `from`..`to` of `source` (relative positions, as the source editor reports them). */
   select(from: number, to?: number): void
+  /** What it published last. */
+  readonly state: EditorPresenceState
   /** Resolves once the provider has synced with the server. */
   synced(): Promise<void>
   close(): void
 }
 
 export function editorPeer(baseUrl: string, token: string, docId: string, initial: Partial<EditorPresenceState> & { tabId: string }): EditorPeer {
-  const ydoc = new Y.Doc()
-  const text = ydoc.getText('source')
-  const provider = new WebsocketProvider(`${baseUrl.replace(/^http/, 'ws')}/collab`, docId, ydoc, {
-    // A WYSIWYG editor asks for the mirror before it binds it, as the console does.
-    params: initial.mode === 'wysiwyg' ? { token, mirror: '1' } : { token },
-    WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
-    disableBc: true,
-  })
+  // A WYSIWYG editor asks for the mirror before it binds it, as the console does.
+  const connection = peer(Number(new URL(baseUrl).port), docId, { token, ...(initial.mode === 'wysiwyg' ? { params: { mirror: '1' } } : {}) })
+  const { doc: ydoc, text, provider } = connection
   let state: EditorPresenceState = {
     window: 'main',
     focused: true,
@@ -54,15 +51,13 @@ export function editorPeer(baseUrl: string, token: string, docId: string, initia
       state = { ...state, selection: { anchor: relative(from), head: relative(to) } }
       publish()
     },
-    synced: () =>
-      new Promise<void>((resolve) => {
-        if (provider.synced) resolve()
-        else provider.once('sync', (isSynced: boolean) => isSynced && resolve())
-      }),
+    get state() {
+      return state
+    },
+    synced: () => connection.synced(),
     close() {
       provider.awareness.setLocalState(null)
-      provider.destroy()
-      ydoc.destroy()
+      connection.destroy()
     },
   }
 }

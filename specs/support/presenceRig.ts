@@ -19,6 +19,8 @@ export interface PresenceRig {
   readonly file: string
   /** A peer showing `tabId` (by default), synced, whose presence the server has seen. */
   attach(initial?: Parameters<typeof editorPeer>[3]): Promise<EditorPeer>
+  /** Waits until the server holds exactly the selection `peer` published last. */
+  caughtUp(peer: EditorPeer): Promise<boolean>
   /** Waits until the server's view of the tab's editors satisfies `check`. */
   seen(check: (editor: Record<string, unknown>) => boolean): Promise<boolean>
   close(): Promise<void>
@@ -40,6 +42,7 @@ export async function presenceRig(folder: string, text = 'hello world\n', name =
     eventually(() => session.quire.services.presence.forTab(tabId).some((editor) => check(editor as unknown as Record<string, unknown>)))
   return {
     session, http, stall, tabId, docId, file, seen,
+    caughtUp: (peer) => seen((editor) => JSON.stringify(editor.selection) === JSON.stringify(peer.state.selection)),
     async attach(initial = { tabId }) {
       const peer = editorPeer(http.url, http.token, docId, initial)
       peers.push(peer)
