@@ -1,10 +1,10 @@
-import { DocumentsProjection, type DocumentsProjectionOptions } from '../projections/documents/documentsProjection.js'
-import { FoldedStream } from '../projections/foldedStream.js'
-import { evolveAgents, initialAgents, type AgentsState } from '../projections/agents/agentsState.js'
-import { evolveApprovals, initialApprovals, type ApprovalsState } from '../projections/approvals/approvalsState.js'
-import { evolveSettings, initialSettings } from '../projections/settings/settingsState.js'
-import { WorkspaceState } from '../projections/workspace/workspaceState.js'
-import { CommentsProjection } from '../projections/comments/commentsState.js'
+import { DocumentRepository, type DocumentRepositoryOptions } from './documents/documentRepository.js'
+import { FoldedStream } from './streams/foldedStream.js'
+import { evolveAgents, initialAgents, type AgentsState } from './agents/agentsState.js'
+import { evolveApprovals, initialApprovals, type ApprovalsState } from './approvals/approvalsState.js'
+import { evolveSettings, initialSettings } from './settings/settingsState.js'
+import { WorkspaceState } from './workspace/workspaceState.js'
+import { CommentsProjection } from './comments/commentsState.js'
 import { CommentCommands } from './comments/commands.js'
 import { AGENTS_STREAM } from './agents/events.js'
 import { APPROVALS_STREAM } from './approvals/events.js'
@@ -15,7 +15,7 @@ import { SETTINGS_STREAM, type Settings } from './settings/events.js'
 import { WORKSPACE_STREAM } from './workspace/events.js'
 
 export interface EngineOptions extends Partial<Omit<EventStoreOptions, 'registry'>> {
-  readonly documents?: DocumentsProjectionOptions
+  readonly documents?: DocumentRepositoryOptions
   /** How long a write waits for the journal before answering JOURNAL_UNAVAILABLE (default 2 s). */
   readonly journalDeadlineMs?: number
 }
@@ -34,7 +34,7 @@ export interface Views {
 export interface Engine {
   readonly home: string
   readonly store: EventStore
-  readonly documents: DocumentsProjection
+  readonly documents: DocumentRepository
   readonly views: Views
   readonly commands: { readonly documents: DocumentCommands; readonly comments: CommentCommands }
   /** The engine's clock (the store's), for expiry decisions. */
@@ -46,7 +46,7 @@ export interface Engine {
 export async function openEngine(home: string, options: EngineOptions = {}): Promise<Engine> {
   const store = await EventStore.open(home, { ...options, registry: createEventRegistry() })
   try {
-    const documents = new DocumentsProjection(store, options.documents)
+    const documents = new DocumentRepository(store, options.documents)
     const views: Views = {
       workspace: new FoldedStream(WORKSPACE_STREAM, WorkspaceState.initial, (state, event) => state.evolve(event)),
       approvals: new FoldedStream(APPROVALS_STREAM, initialApprovals, evolveApprovals),
@@ -75,7 +75,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
 }
 
 /** The commands: comments share the documents' write turns, so every write-class call on a document waits in one line (CONC.4). */
-function commands(store: EventStore, documents: DocumentsProjection, views: Views, journalDeadlineMs: number | undefined): Engine['commands'] {
+function commands(store: EventStore, documents: DocumentRepository, views: Views, journalDeadlineMs: number | undefined): Engine['commands'] {
   const documentCommands = new DocumentCommands(store, documents, journalDeadlineMs)
   return {
     documents: documentCommands,

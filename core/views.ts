@@ -1,5 +1,5 @@
 import type { EventInput, EventStore, RecordedEvent } from './log/eventStore.js'
-import type { FoldedStream } from '../projections/foldedStream.js'
+import type { FoldedStream } from './streams/foldedStream.js'
 
 /** Events for one stream, and how to fold them into the in-memory state that stream feeds once they have positions. */
 export interface FoldingAppend {

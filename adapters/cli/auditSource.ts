@@ -1,4 +1,4 @@
-import { auditEvents, type AuditEvent, type AuditQuery } from '../../core/audit/auditEvent.js'
+import { auditEvents, type AuditEvent, type AuditQuery } from '../../projections/audit/auditEvent.js'
 import { replayDocument } from '../../core/audit/replay.js'
 import { verify, type VerifyReport } from '../../core/audit/verify.js'
 import { openEngine } from '../../core/engine.js'

@@ -1,8 +1,8 @@
 import * as Y from 'yjs'
 import type { DocumentCommands } from '../../core/documents/commands.js'
 import { isQuireError } from '../../core/errors.js'
-import type { DocumentState } from '../../projections/documents/documentState.js'
-import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
+import type { DocumentState } from '../../core/documents/documentState.js'
+import type { DocumentRepository } from '../../core/documents/documentRepository.js'
 import type { CollabConnection } from './connection.js'
 import type { LogFanout } from './fanout.js'
 import { CLOSE } from './limits.js'
@@ -11,7 +11,7 @@ import type { Room } from './room.js'
 
 /** What a peer session needs from the core. */
 export interface SessionContext {
-  readonly documents: DocumentsProjection
+  readonly documents: DocumentRepository
   readonly commands: DocumentCommands
   readonly fanout: LogFanout
 }

@@ -12,7 +12,7 @@ import { SelectionCommands } from '../../core/selection/commands.js'
 import type { CommentCommands } from '../../core/comments/commands.js'
 import { ReviewCommands } from '../../core/review/commands.js'
 import { createWorkflowValidator, type WorkflowValidator } from '../actionlint/validator.js'
-import { PresenceRegistry } from '../../projections/presence/presenceRegistry.js'
+import { PresenceRegistry } from '../../core/presence/presenceRegistry.js'
 
 /** Everything an adapter may call: the engine's views and the commands, wired once per process. */
 export interface Services {

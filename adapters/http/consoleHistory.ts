@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
-import { documentTimeline, type CommentStateResolver } from '../../core/audit/history.js'
+import { documentTimeline, type CommentStateResolver } from '../../projections/history/history.js'
 import { USER } from '../../core/events/actor.js'
 import { isQuireError, QuireError } from '../../core/errors.js'
 import { restoreRevision } from '../../core/review/restore.js'

@@ -1,7 +1,7 @@
 import * as Y from 'yjs'
 import type { Engine } from '../engine.js'
 import type { IntegrityReport } from '../log/eventStore.js'
-import type { DocumentState } from '../../projections/documents/documentState.js'
+import type { DocumentState } from '../documents/documentState.js'
 
 export interface DocumentMismatch {
   readonly docId: string

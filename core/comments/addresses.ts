@@ -1,5 +1,5 @@
 import { QuireError } from '../errors.js'
-import type { CommentsProjection } from '../../projections/comments/commentsState.js'
+import type { CommentsProjection } from './commentsState.js'
 import { MAX_ADDRESSES } from './limits.js'
 
 /**

@@ -1,6 +1,6 @@
 import * as Y from 'yjs'
 import { QuireError } from '../errors.js'
-import type { Thread } from '../../projections/comments/commentsState.js'
+import type { Thread } from './commentsState.js'
 import { MAX_QUOTE_CHARS } from './limits.js'
 
 export interface Anchor {

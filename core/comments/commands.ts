@@ -4,8 +4,8 @@ import { QuireError } from '../errors.js'
 import { newId } from '../ids.js'
 import type { EventInput, EventStore } from '../log/eventStore.js'
 import type { DocumentTurns } from '../documents/turns.js'
-import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
-import type { CommentsProjection, Thread } from '../../projections/comments/commentsState.js'
+import type { DocumentRepository } from '../documents/documentRepository.js'
+import type { CommentsProjection, Thread } from './commentsState.js'
 import { validateAddresses } from './addresses.js'
 import { anchoredQuote, createAnchor } from './anchors.js'
 import { COMMENT_ID, commentsStream } from './events.js'
@@ -43,7 +43,7 @@ export class CommentCommands {
   constructor(
     private readonly store: EventStore,
     private readonly view: CommentsProjection,
-    private readonly documents: DocumentsProjection,
+    private readonly documents: DocumentRepository,
     private readonly turns: DocumentTurns,
     private readonly journalDeadlineMs = 2_000,
   ) {}

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { QuireError } from '../errors.js'
-import type { DocumentThreads, Thread } from '../../projections/comments/commentsState.js'
+import type { DocumentThreads, Thread } from './commentsState.js'
 import type { AnchoredQuote } from './anchors.js'
 import type { ThreadState } from './events.js'
 import { PAGE_BUDGET } from './limits.js'

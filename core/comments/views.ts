@@ -1,5 +1,5 @@
 import type { Actor } from '../events/actor.js'
-import type { Reply, Thread } from '../../projections/comments/commentsState.js'
+import type { Reply, Thread } from './commentsState.js'
 import type { AnchoredQuote } from './anchors.js'
 import { BODY_JSON_LIMIT } from './limits.js'
 import type { ThreadState } from './events.js'

@@ -5,8 +5,8 @@ import { STREAM_DOES_NOT_EXIST } from '../log/expectedVersion.js'
 import { settlesWithin } from '../deadline.js'
 import { newId } from '../ids.js'
 import { QuireError } from '../errors.js'
-import { DocumentState, sha256 } from '../../projections/documents/documentState.js'
-import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
+import { DocumentState, sha256 } from './documentState.js'
+import type { DocumentRepository } from './documentRepository.js'
 import { documentStream, type DocumentKind, type JournalOperation } from './events.js'
 import { positionOfRevision } from './revision.js'
 import { textHunks } from './textDiff.js'
@@ -97,7 +97,7 @@ export class DocumentCommands {
 
   constructor(
     private readonly store: EventStore,
-    private readonly documents: DocumentsProjection,
+    private readonly documents: DocumentRepository,
     /** How long a write waits for the log before answering JOURNAL_UNAVAILABLE or `durable: false`. */
     private readonly journalDeadlineMs = 2_000,
   ) {}

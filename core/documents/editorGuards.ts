@@ -1,8 +1,8 @@
 import { QuireError } from '../errors.js'
-import { isComposing, type EditorPresence } from '../../projections/presence/editorPresence.js'
-import type { PresenceRegistry } from '../../projections/presence/presenceRegistry.js'
-import type { FoldedStream } from '../../projections/foldedStream.js'
-import type { TabState, WorkspaceState } from '../../projections/workspace/workspaceState.js'
+import { isComposing, type EditorPresence } from '../presence/editorPresence.js'
+import type { PresenceRegistry } from '../presence/presenceRegistry.js'
+import type { FoldedStream } from '../streams/foldedStream.js'
+import type { TabState, WorkspaceState } from '../workspace/workspaceState.js'
 
 export type AbortReason = 'closed' | 'composing' | 'selection'
 

@@ -5,9 +5,9 @@ import { applyPatches } from '../workflow/applyPatches.js'
 import type { IRPatch } from '../workflow/patches.js'
 import type { Caller } from '../workspace/commands.js'
 import { resolveTab } from '../workspace/tabs.js'
-import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
-import type { FoldedStream } from '../../projections/foldedStream.js'
-import type { TabState, WorkspaceState } from '../../projections/workspace/workspaceState.js'
+import type { DocumentRepository } from './documentRepository.js'
+import type { FoldedStream } from '../streams/foldedStream.js'
+import type { TabState, WorkspaceState } from '../workspace/workspaceState.js'
 import type { DocumentCommands, WriteOutcome } from './commands.js'
 import type { EditorGuards } from './editorGuards.js'
 import type { EditChecks } from './editChecks.js'
@@ -31,7 +31,7 @@ export class RewriteCommands {
   constructor(
     private readonly workspace: FoldedStream<WorkspaceState>,
     private readonly settings: FoldedStream<Settings>,
-    private readonly documents: DocumentsProjection,
+    private readonly documents: DocumentRepository,
     private readonly documentCommands: DocumentCommands,
     private readonly editors: EditorGuards,
     private readonly checks: EditChecks,

@@ -1,4 +1,4 @@
-import type { TabState } from '../../projections/workspace/workspaceState.js'
+import type { TabState } from '../workspace/workspaceState.js'
 import type { WriteInput } from './commands.js'
 import type { EditChecks } from './editChecks.js'
 import type { EditorGuards } from './editorGuards.js'

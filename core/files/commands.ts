@@ -3,7 +3,7 @@ import { newId } from '../ids.js'
 import { dirname, sep } from 'node:path'
 import type { ApprovalCommands } from '../approvals/commands.js'
 import { DISK, type Actor } from '../events/actor.js'
-import type { Approval } from '../../projections/approvals/approvalsState.js'
+import type { Approval } from '../approvals/approvalsState.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import type { EditorGuards } from '../documents/editorGuards.js'
 import type { EditChecks } from '../documents/editChecks.js'
@@ -19,10 +19,10 @@ import type { Settings } from '../settings/events.js'
 import { appendToView, enqueueFolded, viewAppend, type FoldingAppend } from '../views.js'
 import type { Caller } from '../workspace/commands.js'
 import { resolveTab, resolveWindow } from '../workspace/tabs.js'
-import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
-import { sha256 } from '../../projections/documents/documentState.js'
-import type { FoldedStream } from '../../projections/foldedStream.js'
-import type { TabState, WorkspaceState } from '../../projections/workspace/workspaceState.js'
+import type { DocumentRepository } from '../documents/documentRepository.js'
+import { sha256 } from '../documents/documentState.js'
+import type { FoldedStream } from '../streams/foldedStream.js'
+import type { TabState, WorkspaceState } from '../workspace/workspaceState.js'
 import type { FileSystemPort } from './port.js'
 
 export type Journaled = 'yes' | 'pending' | 'no'
@@ -57,7 +57,7 @@ export class FileCommands {
     private readonly store: EventStore,
     private readonly workspace: FoldedStream<WorkspaceState>,
     private readonly settings: FoldedStream<Settings>,
-    private readonly documents: DocumentsProjection,
+    private readonly documents: DocumentRepository,
     private readonly documentCommands: DocumentCommands,
     private readonly approvals: ApprovalCommands,
     private readonly fs: FileSystemPort,

@@ -5,8 +5,8 @@ import type { DocumentCommands } from '../documents/commands.js'
 import { documentStream } from '../documents/events.js'
 import { positionOfRevision } from '../documents/revision.js'
 import type { Settings } from '../settings/events.js'
-import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
-import type { FoldedStream } from '../../projections/foldedStream.js'
+import type { DocumentRepository } from '../documents/documentRepository.js'
+import type { FoldedStream } from '../streams/foldedStream.js'
 import { ReviewBacklog } from './backlog.js'
 
 /**
@@ -23,7 +23,7 @@ export class ReviewCommands {
 
   constructor(
     private readonly store: EventStore,
-    private readonly documents: DocumentsProjection,
+    private readonly documents: DocumentRepository,
     private readonly commands: DocumentCommands,
     private readonly settings: FoldedStream<Settings>,
   ) {}

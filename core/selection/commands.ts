@@ -8,12 +8,12 @@ import { replaceSourceSelection, replaceWysiwygSelection, SelectionOutsideDocume
 import { syncSourceFromMirror } from '../documents/bridge.js'
 import type { Caller } from '../workspace/commands.js'
 import { resolveTab } from '../workspace/tabs.js'
-import type { DocumentState } from '../../projections/documents/documentState.js'
-import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
-import type { EditorPresence } from '../../projections/presence/editorPresence.js'
-import type { PresenceRegistry } from '../../projections/presence/presenceRegistry.js'
-import type { FoldedStream } from '../../projections/foldedStream.js'
-import type { TabState, WorkspaceState } from '../../projections/workspace/workspaceState.js'
+import type { DocumentState } from '../documents/documentState.js'
+import type { DocumentRepository } from '../documents/documentRepository.js'
+import type { EditorPresence } from '../presence/editorPresence.js'
+import type { PresenceRegistry } from '../presence/presenceRegistry.js'
+import type { FoldedStream } from '../streams/foldedStream.js'
+import type { TabState, WorkspaceState } from '../workspace/workspaceState.js'
 
 /** `selection.get` (SEL.GET.1). */
 export interface SelectionView {
@@ -46,7 +46,7 @@ type Selected = { readonly from: number; readonly to: number; readonly text: str
 export class SelectionCommands {
   constructor(
     private readonly workspace: FoldedStream<WorkspaceState>,
-    private readonly documents: DocumentsProjection,
+    private readonly documents: DocumentRepository,
     private readonly documentCommands: DocumentCommands,
     private readonly presence: PresenceRegistry,
     private readonly editors: EditorGuards,

@@ -1,7 +1,7 @@
 import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
 import type { EventStore } from '../log/eventStore.js'
-import type { FoldedStream } from '../../projections/foldedStream.js'
+import type { FoldedStream } from '../streams/foldedStream.js'
 import { appendToView } from '../views.js'
 import { applySetting, settingEntries, settingValue, type Settings, type SettingValue } from './events.js'
 

@@ -10,9 +10,9 @@ import type { DocumentKind } from '../documents/events.js'
 import { titleOfPath } from '../documents/kind.js'
 import type { Settings } from '../settings/events.js'
 import { appendToView, enqueueFolded, viewAppend } from '../views.js'
-import type { DocumentsProjection } from '../../projections/documents/documentsProjection.js'
-import type { FoldedStream } from '../../projections/foldedStream.js'
-import type { WorkspaceState } from '../../projections/workspace/workspaceState.js'
+import type { DocumentRepository } from '../documents/documentRepository.js'
+import type { FoldedStream } from '../streams/foldedStream.js'
+import type { WorkspaceState } from './workspaceState.js'
 import { isVisible, resolveTab, resolveWindow } from './tabs.js'
 
 /** The MCP connection a command comes from: approvals are bound to it. */
@@ -37,7 +37,7 @@ export class WorkspaceCommands {
     private readonly store: EventStore,
     private readonly view: FoldedStream<WorkspaceState>,
     private readonly settings: FoldedStream<Settings>,
-    private readonly documents: DocumentsProjection,
+    private readonly documents: DocumentRepository,
     private readonly documentCommands: DocumentCommands,
     private readonly approvals: ApprovalCommands,
   ) {}

@@ -1,5 +1,5 @@
 import { QuireError } from '../errors.js'
-import type { TabState, WindowState, WorkspaceState } from '../../projections/workspace/workspaceState.js'
+import type { TabState, WindowState, WorkspaceState } from './workspaceState.js'
 
 /**
  * Finds the tab a request is about: the named tab, else the focused tab of the window the request is routed to

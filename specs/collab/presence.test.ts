@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PRESENCE_FIELD, type EditorPresenceState } from '../../projections/presence/editorPresence.js'
+import { PRESENCE_FIELD, type EditorPresenceState } from '../../core/presence/editorPresence.js'
 import { startCollabServer, type CollabServer } from '../support/collabServer.js'
 import { peer, until, type Peer } from '../support/collabPeers.js'
 

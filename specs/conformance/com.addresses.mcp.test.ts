@@ -9,7 +9,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { documentTimeline, type AiWriteEntry } from '../../core/audit/history.js'
+import { documentTimeline, type AiWriteEntry } from '../../projections/history/history.js'
 import { USER } from '../../core/events/actor.js'
 import { docOfTab, envelope, eventually, launchFaulty, ok, openTab, readDoc, real, streamEvents, type FaultySession } from '../support/faultSession.js'
 import { tempDir } from '../support/mcpHarness.js'

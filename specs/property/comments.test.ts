@@ -13,7 +13,7 @@ import { MAX_BODY_CHARS, PAGE_BUDGET } from '../../core/comments/limits.js'
 import { listPage, type CommentsPage } from '../../core/comments/pages.js'
 import type { RecordedEvent } from '../../core/log/eventStore.js'
 import { MAX_OUTPUT_BYTES } from '../../adapters/mcp/results.js'
-import { DocumentThreads } from '../../projections/comments/commentsState.js'
+import { DocumentThreads } from '../../core/comments/commentsState.js'
 import { useTempHomes } from '../support/tempHome.js'
 
 const AI: Actor = { kind: 'mcp', principal: 'claude', connection: 'c-1' }

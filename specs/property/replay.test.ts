@@ -4,7 +4,7 @@ import * as Y from 'yjs'
 import { openEngine, type Engine } from '../../core/engine.js'
 import type { Actor } from '../../core/events/actor.js'
 import { positionOfRevision } from '../../core/documents/revision.js'
-import { DOCUMENTS_PROJECTION } from '../../projections/documents/documentsProjection.js'
+import { DOCUMENTS_PROJECTION } from '../../core/documents/documentRepository.js'
 import { createDoc } from '../support/engines.js'
 import { useTempHomes } from '../support/tempHome.js'
 

@@ -1,6 +1,6 @@
 import * as Y from 'yjs'
 import type { WebsocketProvider } from 'y-websocket'
-import { PRESENCE_FIELD, type EditorPresenceState } from '../../projections/presence/editorPresence.js'
+import { PRESENCE_FIELD, type EditorPresenceState } from '../../core/presence/editorPresence.js'
 import { peer } from './collabPeers.js'
 
 /**

@@ -3,7 +3,7 @@
  * the person's last review mark, a restore is a new change shown as a restore, and the line diff of two revisions.
  */
 import { describe, expect, it } from 'vitest'
-import { documentTimeline, type AiWriteEntry } from '../../core/audit/history.js'
+import { documentTimeline, type AiWriteEntry } from '../../projections/history/history.js'
 import { openEngine, type Engine } from '../../core/engine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { RecordedEvent } from '../../core/log/eventStore.js'
 import { APPROVAL_LIFETIME_MS } from '../../core/approvals/events.js'
-import { approvalStatus, evolveApprovals, findApproval, initialApprovals } from '../../projections/approvals/approvalsState.js'
-import { WorkspaceState } from '../../projections/workspace/workspaceState.js'
+import { approvalStatus, evolveApprovals, findApproval, initialApprovals } from '../../core/approvals/approvalsState.js'
+import { WorkspaceState } from '../../core/workspace/workspaceState.js'
 
 let position = 0
 const event = (type: string, data: Record<string, unknown>, at = 1_000): RecordedEvent => ({

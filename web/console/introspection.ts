@@ -1,4 +1,4 @@
-import type { EditorPresenceState } from '../../projections/presence/editorPresence.js'
+import type { EditorPresenceState } from '../../core/presence/editorPresence.js'
 import type { ConsoleApp } from './consoleApp.js'
 import type { ConnectionState } from './documentSession.js'
 import type { ScreenRect } from './editor.js'

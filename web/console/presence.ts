@@ -1,6 +1,6 @@
 import type { Awareness } from 'y-protocols/awareness'
 import * as Y from 'yjs'
-import type { EditorPresenceState, PRESENCE_FIELD as SERVER_PRESENCE_FIELD } from '../../projections/presence/editorPresence.js'
+import type { EditorPresenceState, PRESENCE_FIELD as SERVER_PRESENCE_FIELD } from '../../core/presence/editorPresence.js'
 
 /** The awareness field the server reads (typed against the server's constant without bundling its zod schema). */
 const PRESENCE_FIELD: typeof SERVER_PRESENCE_FIELD = 'quire'

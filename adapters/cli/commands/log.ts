@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { formatAuditEvent } from '../../../core/audit/auditEvent.js'
+import { formatAuditEvent } from '../../../projections/audit/auditEvent.js'
 import { openAuditSource } from '../auditSource.js'
 import { UsageError } from '../usage.js'
 

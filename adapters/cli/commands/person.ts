@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { documentHistory, type HistoryEntry } from '../../../core/audit/history.js'
+import { documentHistory, type HistoryEntry } from '../../../projections/history/history.js'
 import { resolveDocument } from '../../../core/documents/resolve.js'
 import { USER } from '../../../core/events/actor.js'
 import { parseSettingValue, settingEntries, type SettingValue } from '../../../core/settings/events.js'

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../core/log/eventStore.js'
-import { applySetting, DEFAULT_SETTINGS, type Settings } from '../../core/settings/events.js'
+import type { RecordedEvent } from '../log/eventStore.js'
+import { applySetting, DEFAULT_SETTINGS, type Settings } from './events.js'
 
 export const initialSettings = (): Settings => DEFAULT_SETTINGS
 

@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent } from '../core/log/eventStore.js'
+import type { EventStore, RecordedEvent } from '../log/eventStore.js'
 
 /**
  * A read model folded from one stream with a pure `evolve`, kept in memory: loaded once at start-up, then advanced

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../core/log/eventStore.js'
-import { APPROVAL_LIFETIME_MS, type ApprovalKind } from '../../core/approvals/events.js'
+import type { RecordedEvent } from '../log/eventStore.js'
+import { APPROVAL_LIFETIME_MS, type ApprovalKind } from './events.js'
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired'
 

@@ -1,10 +1,10 @@
-import type { EventStore } from '../../core/log/eventStore.js'
-import { DOCUMENT_STREAM_PREFIX, docIdOfStream, documentStream } from '../../core/documents/events.js'
+import type { EventStore } from '../log/eventStore.js'
+import { DOCUMENT_STREAM_PREFIX, docIdOfStream, documentStream } from './events.js'
 import { DocumentState } from './documentState.js'
 
 export const DOCUMENTS_PROJECTION = 'documents'
 
-export interface DocumentsProjectionOptions {
+export interface DocumentRepositoryOptions {
   /** Write a snapshot once a document has this many events past its last one. */
   readonly snapshotEvery?: number
 }
@@ -14,7 +14,7 @@ export interface DocumentsProjectionOptions {
  * document never slows the others, and start-up does not read the log at all. Snapshots are an optimisation only:
  * `rebuild` ignores them, and `quire verify` checks that both paths agree.
  */
-export class DocumentsProjection {
+export class DocumentRepository {
   private readonly states = new Map<string, DocumentState>()
   private readonly loading = new Map<string, Promise<DocumentState | undefined>>()
   private readonly snapshotting = new Set<string>()
@@ -22,7 +22,7 @@ export class DocumentsProjection {
 
   constructor(
     private readonly store: EventStore,
-    options: DocumentsProjectionOptions = {},
+    options: DocumentRepositoryOptions = {},
   ) {
     this.snapshotEvery = options.snapshotEvery ?? 5_000
   }

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto'
 import * as Y from 'yjs'
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
-import type { RecordedEvent } from '../../core/log/eventStore.js'
-import type { DocumentKind } from '../../core/documents/events.js'
-import { revisionToken } from '../../core/documents/revision.js'
-import type { Hunk } from '../../core/documents/textDiff.js'
+import type { RecordedEvent } from '../log/eventStore.js'
+import type { DocumentKind } from './events.js'
+import { revisionToken } from './revision.js'
+import type { Hunk } from './textDiff.js'
 import { textChanged } from './contentChange.js'
-import { MIRROR_FRAGMENT } from '../../core/markdown/mirror.js'
+import { MIRROR_FRAGMENT } from '../markdown/mirror.js'
 
 export interface SavedMark {
   readonly path: string

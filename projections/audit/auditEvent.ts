@@ -1,6 +1,6 @@
-import type { Engine } from '../engine.js'
-import { describeActor, type Actor } from '../events/actor.js'
-import type { RecordedEvent } from '../log/eventStore.js'
+import type { Engine } from '../../core/engine.js'
+import { describeActor, type Actor } from '../../core/events/actor.js'
+import type { RecordedEvent } from '../../core/log/eventStore.js'
 
 /** An event as the audit shows it: JSON-safe (bytes become `{"base64": ...}`), with a one-line summary. */
 export interface AuditEvent {

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../core/log/eventStore.js'
+import type { RecordedEvent } from '../log/eventStore.js'
 
 export interface Agent {
   readonly name: string

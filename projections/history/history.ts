@@ -1,9 +1,9 @@
-import type { Engine } from '../engine.js'
-import { describeActor } from '../events/actor.js'
-import { documentStream, type JournalOperation } from '../documents/events.js'
-import { revisionToken } from '../documents/revision.js'
-import { restoredRevision } from '../review/restore.js'
-import { DocumentState } from '../../projections/documents/documentState.js'
+import type { Engine } from '../../core/engine.js'
+import { describeActor } from '../../core/events/actor.js'
+import { documentStream, type JournalOperation } from '../../core/documents/events.js'
+import { revisionToken } from '../../core/documents/revision.js'
+import { restoredRevision } from '../../core/review/restore.js'
+import { DocumentState } from '../../core/documents/documentState.js'
 
 export interface HistoryEntry {
   readonly position: number

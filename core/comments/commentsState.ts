@@ -1,6 +1,6 @@
-import type { Actor } from '../../core/events/actor.js'
-import type { EventStore, RecordedEvent } from '../../core/log/eventStore.js'
-import { COMMENTS_STREAM_PREFIX, commentGenOf, docIdOfCommentsStream, type ThreadState } from '../../core/comments/events.js'
+import type { Actor } from '../events/actor.js'
+import type { EventStore, RecordedEvent } from '../log/eventStore.js'
+import { COMMENTS_STREAM_PREFIX, commentGenOf, docIdOfCommentsStream, type ThreadState } from './events.js'
 
 export interface Reply {
   readonly replyId: string

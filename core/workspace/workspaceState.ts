@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../core/log/eventStore.js'
-import { MAIN_WINDOW } from '../../core/workspace/events.js'
+import type { RecordedEvent } from '../log/eventStore.js'
+import { MAIN_WINDOW } from './events.js'
 
 export interface TabState {
   readonly tabId: string
