@@ -3,13 +3,14 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { onStdoutLines, repoRoot, runCli, supportScript, type CliResult } from '../support/cli.js'
+import { onStdoutLines, runCli, supportScript, type CliResult } from '../support/cli.js'
+import { FRIENDSFOREVER_TRACE } from '../support/dataFiles.js'
 import { useTempHomes } from '../support/tempHome.js'
 
 /** The `quire` command, run as a user runs it: the compiled binary in a child process. */
 
 const newDir = useTempHomes()
-const TRACE = join(repoRoot, '..', 'shared', 'data', 'editing-traces', 'friendsforever.json.gz')
+const TRACE = FRIENDSFOREVER_TRACE
 
 const lines = (text: string): string[] => text.split('\n').filter((line) => line.length > 0)
 /** Positions of `quire log` lines; also asserts the command succeeded. */

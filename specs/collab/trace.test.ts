@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rm } from 'node:fs/promises'
-import { join } from 'node:path'
 import * as Y from 'yjs'
 import { readTrace, type Trace } from '../../adapters/trace/traceFile.js'
 import { agentClientId, traceUpdates } from '../../adapters/trace/tracePeers.js'
 import { launchDaemon, tempDir, type Daemon, type Session } from '../support/mcpHarness.js'
-import { repoRoot, runCli } from '../support/cli.js'
+import { runCli } from '../support/cli.js'
 import { docIdOfTab, peer, until, type Peer } from '../support/collabPeers.js'
+import { FRIENDSFOREVER_TRACE } from '../support/dataFiles.js'
 
-const TRACE = join(repoRoot, '..', 'shared', 'data', 'editing-traces', 'friendsforever.json.gz')
+const TRACE = FRIENDSFOREVER_TRACE
 
 /**
  * For each transaction, the clock each agent's client must have reached in the typing agent's document first: the

@@ -5,7 +5,7 @@ import { isAlias, isMap, isSeq, parseDocument, type Document } from 'yaml'
 import { isQuireError } from '../../core/errors.js'
 import { applyPatches } from '../../core/workflow/applyPatches.js'
 import type { IRPatch } from '../../core/workflow/patches.js'
-import { repoRoot } from '../support/cli.js'
+import { ACTIONLINT_CORPUS_DIR } from '../support/dataFiles.js'
 
 /**
  * Every workflow of actionlint's test data (err, examples, ok, realworld; ~1,240 files, some deliberately broken)
@@ -15,7 +15,7 @@ import { repoRoot } from '../support/cli.js'
  * a clean INVALID_PATCH, never a crash.
  */
 
-const CORPUS = join(repoRoot, '..', 'shared', 'data', 'actionlint-testdata')
+const CORPUS = ACTIONLINT_CORPUS_DIR
 const FOLDERS = ['err', 'examples', 'ok', 'realworld']
 
 function workflowFiles(): string[] {

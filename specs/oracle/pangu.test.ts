@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { diffMain } from 'diff-match-patch-es'
 import fc from 'fast-check'
 import { pangu as panguInstance } from 'pangu'
@@ -8,6 +7,8 @@ import { charAt, charBefore } from '../../core/text/cjk/neighbours.js'
 import { findProtectedRegions } from '../../core/text/cjk/protectedRegions.js'
 import { transformText } from '../../core/text/cjk/transform.js'
 import { PANGU_DIFFERENCES, type DifferenceCategory, type Hunk } from '../fixtures/cjk/pangu-differences.js'
+import { CHINESE_REFERENCE_TEXT } from '../support/dataFiles.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 /**
  * Oracle: our `cjk-spacing` against `pangu.spacingText` (pangu 7.2.1). Per line, the two outputs are diffed; every
@@ -16,8 +17,7 @@ import { PANGU_DIFFERENCES, type DifferenceCategory, type Hunk } from '../fixtur
  * Everything else must be byte-identical to pangu.
  */
 
-/** The Chinese reference text next to the repository (CI checks ../shared out beside it). */
-const ZH_SEED = fileURLToPath(new URL('../../../shared/spec/seeds/002_e1be2bd9f5ae3435.zh.txt', import.meta.url))
+const ZH_SEED = CHINESE_REFERENCE_TEXT
 
 const ours = (text: string) => transformText('cjk-spacing', text)
 
@@ -176,7 +176,7 @@ describe('pangu oracle', () => {
       fc.property(text, (line) => {
         expect(ours(line)).toBe(pangu.spacingText(line))
       }),
-      { numRuns: 300 },
+      fuzzParameters({ numRuns: 300 }),
     )
   })
 
@@ -194,7 +194,7 @@ describe('pangu oracle', () => {
       fc.property(text, (line) => {
         expect(compare(line, used)).toBeUndefined()
       }),
-      { numRuns: Number(process.env.CJK_ORACLE_RUNS ?? 300) },
+      fuzzParameters({ numRuns: Number(process.env.CJK_ORACLE_RUNS ?? 300) }),
     )
   })
 })

@@ -1,12 +1,12 @@
 /**
- * The actionlint test corpus next to the repository (../shared/data/actionlint-testdata: upstream's testdata err/,
- * examples/ and ok/ workflows with their expected `.out` files), and how to read those expectations.
+ * The actionlint test corpus in the repository (specs/data/actionlint-testdata: upstream's testdata err/, examples/
+ * and ok/ workflows with their expected `.out` files), and how to read those expectations.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { repoRoot } from './cli.js'
+import { ACTIONLINT_CORPUS_DIR } from './dataFiles.js'
 
-export const CORPUS_DIR = join(repoRoot, '..', 'shared', 'data', 'actionlint-testdata')
+export const CORPUS_DIR = ACTIONLINT_CORPUS_DIR
 
 export type CorpusFolder = 'err' | 'examples' | 'ok'
 
