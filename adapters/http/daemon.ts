@@ -6,7 +6,7 @@ import { createCollabEndpoint, type CollabOptions } from '../collab/endpoint.js'
 import { adminRoutes } from './adminRoute.js'
 import { consoleRoutes } from './console.js'
 import { bearerToken, loopbackOnly, sameSecret } from './guard.js'
-import { McpSessions } from './mcpRoute.js'
+import { McpSessions, PERSON_OWNER, type McpSessionLimits } from './mcpRoute.js'
 import { newAccessToken, removePortFile, writePortFile } from './portFile.js'
 
 export interface HttpServer {
@@ -25,20 +25,20 @@ export interface HttpServer {
  */
 export async function startHttpServer(
   services: Services,
-  options: { port?: number; collab?: Omit<CollabOptions, 'accessToken'> } = {},
+  options: { port?: number; collab?: Omit<CollabOptions, 'accessToken'>; mcpSessions?: Partial<McpSessionLimits> } = {},
 ): Promise<HttpServer> {
   const token = newAccessToken()
-  const sessions = new McpSessions(services)
+  const sessions = new McpSessions(services, options.mcpSessions)
   let port = 0
   const app = new Hono()
   app.use('*', loopbackOnly(() => port))
   app.all('/mcp', async (c) => {
     const presented = bearerToken(c.req.header('authorization'))
     if (!presented) return c.json({ error: 'a bearer token is required' }, 401)
-    if (sameSecret(presented, token)) return sessions.handle(c, null)
+    if (sameSecret(presented, token)) return sessions.handle(c, PERSON_OWNER)
     const agent = services.agents.authenticate(presented)
     if (!agent) return c.json({ error: 'unknown or revoked token' }, 401)
-    return sessions.handle(c, agent.name)
+    return sessions.handle(c, { kind: 'agent', name: agent.name, tokenSha256: agent.tokenSha256 })
   })
   app.use('/admin/*', async (c, next) => {
     const presented = bearerToken(c.req.header('authorization'))

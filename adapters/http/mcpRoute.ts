@@ -2,70 +2,241 @@ import { randomUUID } from 'node:crypto'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Context } from 'hono'
+import type { AgentsState } from '../../core/agents/agentsState.js'
 import type { Services } from '../host/services.js'
 import { createMcpServer } from '../mcp/server.js'
 
+/** Who a request authenticated as: the person (the port file's token), or an agent by the token it presented. */
+export type SessionOwner =
+  | { readonly kind: 'person' }
+  | { readonly kind: 'agent'; readonly name: string; readonly tokenSha256: string }
+
+export const PERSON_OWNER: SessionOwner = Object.freeze({ kind: 'person' })
+
+/**
+ * How many MCP sessions each principal may hold, and how long an unused one lives. Per principal, so one client
+ * that leaks sessions (an agent opening hundreds and walking away) only ever locks itself out.
+ */
+export interface McpSessionLimits {
+  /**
+   * Open sessions per agent. An AI client needs one per conversation it runs at once; 16 is far past what one
+   * client does at a time, so reaching it means sessions are being leaked, and the client is told so.
+   */
+  readonly perAgent: number
+  /** Open sessions for the person's token (the CLI's `quire mcp` bridges and any tool the person runs). */
+  readonly perPerson: number
+  /**
+   * A session that has had no request in flight for this long is closed (the client's next request gets 404 and, as
+   * the MCP spec requires, it initializes a new session). 30 minutes outlasts any pause in a conversation a person
+   * is still having, and frees what vanished clients left behind.
+   */
+  readonly idleMs: number
+}
+
+export const DEFAULT_MCP_SESSION_LIMITS: McpSessionLimits = Object.freeze({
+  perAgent: 16,
+  perPerson: 64,
+  idleMs: 30 * 60_000,
+})
+
 interface Session {
+  readonly id: string
   readonly transport: WebStandardStreamableHTTPServerTransport
   readonly server: McpServer
   /** The principal that opened the session; every later request on it must authenticate as the same one. */
-  readonly principal: string | null
+  readonly owner: SessionOwner
+  /** Requests whose response has not ended yet (an open SSE stream counts): a session with any is not idle. */
+  inFlight: number
+  idleTimer: NodeJS.Timeout | undefined
 }
-
-/** Most MCP sessions one daemon keeps open at once; more is a misbehaving client, not a person's tools. */
-const MAX_SESSIONS = 128
 
 /**
  * Streamable HTTP at `/mcp`: one transport and one MCP server per MCP session (the SDK binds a server to one
  * transport). The session's connection id is what approvals bind to (WS.OPEN_WORKSPACE.6): a reconnecting client
- * gets a new session, hence needs a new approval.
+ * gets a new session, hence needs a new approval. Sessions are bounded per principal, expire when idle, and end
+ * the moment their agent's token is revoked (or replaced).
  */
 export class McpSessions {
   private readonly sessions = new Map<string, Session>()
+  /** Initialize requests under way, by principal: they hold a place until the SDK reports the session or fails. */
+  private readonly opening = new Map<string, number>()
+  private readonly limits: McpSessionLimits
+  private readonly stopWatchingAgents: () => void
 
-  constructor(private readonly services: Services) {}
+  constructor(
+    private readonly services: Services,
+    limits: Partial<McpSessionLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_MCP_SESSION_LIMITS, ...limits }
+    // The agents view folds a revocation in the same step as its append: sessions end before the revoke returns.
+    this.stopWatchingAgents = services.engine.views.agents.onChange((agents) => this.closeRevoked(agents))
+  }
 
-  async handle(c: Context, principal: string | null): Promise<Response> {
+  async handle(c: Context, owner: SessionOwner): Promise<Response> {
+    const principal = owner.kind === 'agent' ? owner.name : null
     const sessionId = c.req.header('mcp-session-id')
     if (sessionId !== undefined) {
       const session = this.sessions.get(sessionId)
       if (!session) return jsonRpcError(404, -32001, 'Session not found')
-      if (session.principal !== principal) return jsonRpcError(403, -32000, 'this MCP session belongs to another principal')
-      return session.transport.handleRequest(c.req.raw)
+      if (!sameOwner(session.owner, owner)) return jsonRpcError(403, -32000, 'this MCP session belongs to another principal')
+      return this.track(session, () => session.transport.handleRequest(c.req.raw))
     }
     if (c.req.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: no MCP session; initialize first')
-    if (this.sessions.size >= MAX_SESSIONS) return jsonRpcError(503, -32000, 'too many MCP sessions are open')
+    const key = ownerKey(owner)
+    const cap = owner.kind === 'agent' ? this.limits.perAgent : this.limits.perPerson
+    if (this.countOf(key) + (this.opening.get(key) ?? 0) >= cap) {
+      const who = owner.kind === 'agent' ? `agent ${JSON.stringify(owner.name)}` : "the person's token"
+      return jsonRpcError(
+        429,
+        -32000,
+        `${who} already holds ${cap} open MCP sessions, the most one principal may; end one (HTTP DELETE /mcp with its ` +
+          `Mcp-Session-Id) or let an unused one expire (after ${Math.round(this.limits.idleMs / 1000)} s without requests)`,
+      )
+    }
     const id = randomUUID()
     const connection = `mcp-${id.slice(0, 8)}`
     const server = createMcpServer({
       services: this.services,
       caller: { actor: { kind: 'mcp', principal: principal ?? 'anonymous', connection }, connection, principal },
     })
+    const session: Session = { id, transport: undefined as never, server, owner, inFlight: 0, idleTimer: undefined }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      onsessioninitialized: (initialized) => {
-        this.sessions.set(initialized, { transport, server, principal })
+      onsessioninitialized: () => {
+        this.sessions.set(id, session)
       },
-      onsessionclosed: (closed) => {
-        this.sessions.delete(closed)
+      onsessionclosed: () => {
+        this.forget(id)
       },
     })
+    ;(session as { transport: WebStandardStreamableHTTPServerTransport }).transport = transport
     transport.onclose = () => {
-      this.sessions.delete(id)
+      this.forget(id)
     }
-    await server.connect(transport)
-    return transport.handleRequest(c.req.raw)
+    this.opening.set(key, (this.opening.get(key) ?? 0) + 1)
+    try {
+      await server.connect(transport)
+      return await this.track(session, () => transport.handleRequest(c.req.raw))
+    } finally {
+      const left = (this.opening.get(key) ?? 1) - 1
+      if (left > 0) this.opening.set(key, left)
+      else this.opening.delete(key)
+      // A POST that was not a valid initialize leaves no session behind.
+      if (!this.sessions.has(id)) void server.close()
+    }
   }
 
   get size(): number {
     return this.sessions.size
   }
 
+  /** Open sessions of one principal: an agent's name, or null for the person. */
+  openFor(principal: string | null): number {
+    return this.countOf(principal === null ? ownerKey(PERSON_OWNER) : `agent:${principal}`)
+  }
+
   async closeAll(): Promise<void> {
+    this.stopWatchingAgents()
     const open = [...this.sessions.values()]
-    this.sessions.clear()
+    for (const session of open) this.forget(session.id)
     await Promise.allSettled(open.map((session) => session.server.close()))
   }
+
+  /**
+   * Runs one request on a session and keeps count of it until its response body ends (an SSE response ends when the
+   * stream does), so a session is idle only when nothing of it is under way.
+   */
+  private async track(session: Session, run: () => Promise<Response>): Promise<Response> {
+    session.inFlight++
+    clearTimeout(session.idleTimer)
+    session.idleTimer = undefined
+    let ended = false
+    const end = () => {
+      if (ended) return
+      ended = true
+      session.inFlight--
+      if (session.inFlight === 0 && this.sessions.get(session.id) === session) {
+        session.idleTimer = setTimeout(() => this.expire(session), this.limits.idleMs)
+        session.idleTimer.unref()
+      }
+    }
+    try {
+      return whenBodyEnds(await run(), end)
+    } catch (error) {
+      end()
+      throw error
+    }
+  }
+
+  private expire(session: Session): void {
+    if (session.inFlight > 0 || this.sessions.get(session.id) !== session) return
+    this.end(session)
+  }
+
+  /** Ends every session whose agent is no longer live with the token that opened it. */
+  private closeRevoked(agents: AgentsState): void {
+    for (const session of [...this.sessions.values()]) {
+      const { owner } = session
+      if (owner.kind !== 'agent') continue
+      const agent = agents.get(owner.name)
+      if (!agent || agent.revoked || agent.tokenSha256 !== owner.tokenSha256) this.end(session)
+    }
+  }
+
+  /** Removes the session at once (its id answers 404 from now on) and closes it, which ends its open streams. */
+  private end(session: Session): void {
+    this.forget(session.id)
+    void session.server.close().catch(() => {})
+  }
+
+  private forget(id: string): void {
+    const session = this.sessions.get(id)
+    if (!session) return
+    clearTimeout(session.idleTimer)
+    this.sessions.delete(id)
+  }
+
+  private countOf(key: string): number {
+    let count = 0
+    for (const session of this.sessions.values()) if (ownerKey(session.owner) === key) count++
+    return count
+  }
+}
+
+const ownerKey = (owner: SessionOwner): string => (owner.kind === 'agent' ? `agent:${owner.name}` : 'person')
+
+const sameOwner = (a: SessionOwner, b: SessionOwner): boolean =>
+  a.kind === 'person' ? b.kind === 'person' : b.kind === 'agent' && a.name === b.name && a.tokenSha256 === b.tokenSha256
+
+/** `response` with `ended` called once its body has been read to the end, cancelled or failed (or at once if none). */
+function whenBodyEnds(response: Response, ended: () => void): Response {
+  const source = response.body
+  if (!source) {
+    ended()
+    return response
+  }
+  const reader = source.getReader()
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read()
+        if (done) {
+          ended()
+          controller.close()
+        } else {
+          controller.enqueue(value)
+        }
+      } catch (error) {
+        ended()
+        controller.error(error)
+      }
+    },
+    cancel(reason) {
+      ended()
+      return reader.cancel(reason)
+    },
+  })
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
 function jsonRpcError(status: number, code: number, message: string): Response {

@@ -1,0 +1,115 @@
+/**
+ * MCP sessions over Streamable HTTP are bounded per principal, expire when idle, and end when their agent's token is
+ * revoked (issue 11, finding 3): one client leaking sessions locks out only itself, never the person or another
+ * agent, and a revoked agent keeps nothing open.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { USER } from '../../core/events/actor.js'
+import { until } from '../support/collabPeers.js'
+import { deleteSession, initialize, listTools, openStream, startSecurityServer, within, type SecurityServer } from './sessionsRig.js'
+
+describe('MCP sessions per principal', () => {
+  const servers: SecurityServer[] = []
+  const start = async (options: Parameters<typeof startSecurityServer>[0] = {}) => {
+    const server = await startSecurityServer(options)
+    servers.push(server)
+    return server
+  }
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close()
+  })
+
+  it('an agent that floods sessions is refused with a clear error of its own; other agents and the person still initialize', async () => {
+    const server = await start()
+    const { agents } = server.quire.services
+    const flooder = await agents.add('flooder', USER)
+    const other = await agents.add('other', USER)
+
+    const answers = []
+    for (let attempt = 0; attempt < 130; attempt++) answers.push(await initialize(server.port, flooder))
+    const opened = answers.filter((each) => each.status === 200)
+    const refused = answers.filter((each) => each.status !== 200)
+    expect(opened).toHaveLength(16)
+    expect(refused).toHaveLength(114)
+    for (const each of refused) {
+      expect(each.status).toBe(429)
+      expect(each.message?.error?.message).toMatch(/agent "flooder" already holds 16 open MCP sessions/)
+    }
+
+    const second = await initialize(server.port, other)
+    expect(second.status).toBe(200)
+    expect((await listTools(server.port, other, second.sessionId!)).status).toBe(200)
+    const person = await initialize(server.port, server.token)
+    expect(person.status).toBe(200)
+
+    // Ending one of its own sessions gives the flooder its place back.
+    expect(await deleteSession(server.port, flooder, opened[0]!.sessionId!)).toBe(200)
+    expect((await initialize(server.port, flooder)).status).toBe(200)
+    expect((await initialize(server.port, flooder)).status).toBe(429)
+  })
+
+  it("the person's token has its own cap", async () => {
+    const server = await start({ mcpSessions: { perPerson: 3 } })
+    const agent = await server.quire.services.agents.add('helper', USER)
+    for (let index = 0; index < 3; index++) expect((await initialize(server.port, server.token)).status).toBe(200)
+    const refused = await initialize(server.port, server.token)
+    expect(refused.status).toBe(429)
+    expect(refused.message?.error?.message).toMatch(/the person's token already holds 3 open MCP sessions/)
+    expect((await initialize(server.port, agent)).status).toBe(200)
+  })
+
+  it('a session with nothing under way expires after the idle window; one holding an open stream does not', async () => {
+    const server = await start({ mcpSessions: { idleMs: 1_500, perAgent: 2 } })
+    const agent = await server.quire.services.agents.add('sleepy', USER)
+    const listening = await initialize(server.port, agent)
+    const stream = await openStream(server.port, agent, listening.sessionId!)
+    expect(stream.status).toBe(200)
+    const idle = await initialize(server.port, agent)
+    expect(idle.status).toBe(200)
+    // Both places are taken until the idle one expires.
+    expect((await initialize(server.port, agent)).status).toBe(429)
+
+    await until('the idle session to expire', () => server.http.sessions.openFor('sleepy') === 1)
+    const gone = await listTools(server.port, agent, idle.sessionId!)
+    expect(gone.status).toBe(404)
+    expect(gone.message?.error?.message).toBe('Session not found')
+    // The listening session went idle first, but its stream is a request under way.
+    expect((await listTools(server.port, agent, listening.sessionId!)).status).toBe(200)
+    const third = await initialize(server.port, agent)
+    expect(third.status).toBe(200)
+    expect(await deleteSession(server.port, agent, third.sessionId!)).toBe(200)
+
+    await stream.cancel()
+    await until('the listening session to expire once its stream ended', () => server.http.sessions.openFor('sleepy') === 0)
+    expect((await listTools(server.port, agent, listening.sessionId!)).status).toBe(404)
+  })
+
+  it("revoking an agent ends its sessions at once: streams close, ids answer 404, the token 401; others' sessions stay", async () => {
+    const server = await start()
+    const { agents } = server.quire.services
+    const token = await agents.add('leaver', USER)
+    const stayer = await agents.add('stayer', USER)
+    const first = await initialize(server.port, token)
+    const second = await initialize(server.port, token)
+    const kept = await initialize(server.port, stayer)
+    const person = await initialize(server.port, server.token)
+    const stream = await openStream(server.port, token, first.sessionId!)
+    expect(stream.status).toBe(200)
+    expect(server.http.sessions.size).toBe(4)
+
+    await agents.revoke('leaver', USER)
+    expect(server.http.sessions.size).toBe(2)
+    await within(5_000, "the revoked agent's open stream to end", stream.ended)
+    const refused = await listTools(server.port, token, second.sessionId!)
+    expect(refused.status).toBe(401)
+
+    // A new token under the same name is a new credential: it cannot pick up what the old one had open.
+    const renewed = await agents.add('leaver', USER)
+    expect((await listTools(server.port, renewed, first.sessionId!)).status).toBe(404)
+    expect((await listTools(server.port, renewed, second.sessionId!)).status).toBe(404)
+    expect((await initialize(server.port, renewed)).status).toBe(200)
+
+    expect((await listTools(server.port, stayer, kept.sessionId!)).status).toBe(200)
+    expect((await listTools(server.port, server.token, person.sessionId!)).status).toBe(200)
+  })
+})
