@@ -4,6 +4,7 @@ import * as encoding from 'lib0/encoding'
 import * as Y from 'yjs'
 import { startCollabServer, type CollabServer } from '../support/collabServer.js'
 import { peer, rawClient, until, type Peer, type RawClient } from '../support/collabPeers.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 /**
  * The endpoint's limits at test sizes (the defaults are in adapters/collab/limits.ts): oversized messages, peers that
@@ -134,7 +135,7 @@ describe('collaboration endpoint limits', () => {
         client.ws.close()
         await client.closed
       }),
-      { numRuns: 40 },
+      fuzzParameters({ numRuns: 40 }),
     )
     const after = join(docId)
     await after.synced()

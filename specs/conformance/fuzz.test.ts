@@ -17,6 +17,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DOCUMENTED_ENVELOPE_CODES, launchFaulty, ok, real, snapshot } from '../support/faultSession.js'
 import { launchStdio, tempDir, type Session, type ToolResult } from '../support/mcpHarness.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 const MARK = 'SENTINEL-9f2c: this file is outside the workspace'
 const MIB = 1024 * 1024
@@ -207,7 +208,7 @@ function violation(result: ToolResult): string | undefined {
 }
 
 /** Runs random call sequences against `session`; the tab ids it learns stay across runs (the server's state does). */
-async function fuzz(session: Session, fixture: Fixture, numRuns: number, maxLength: number, seed?: number): Promise<number> {
+async function fuzz(session: Session, fixture: Fixture, numRuns: number, maxLength: number): Promise<number> {
   const tabs: string[] = []
   let calls = 0
   const outcomes = new Map<string, number>()
@@ -241,7 +242,7 @@ async function fuzz(session: Session, fixture: Fixture, numRuns: number, maxLeng
         if (!result.isError && typeof tabId === 'string' && !tabs.includes(tabId)) tabs.push(tabId)
       }
     }),
-    { numRuns, endOnFailure: true, ...(seed === undefined ? {} : { seed }) },
+    fuzzParameters({ numRuns, endOnFailure: true }),
   )
   if (process.env.FUZZ_STATS) console.info([...outcomes].sort((a, b) => b[1] - a[1]).map(([key, n]) => `${n}\t${key}`).join('\n'))
   return calls

@@ -9,6 +9,7 @@ import type { WriteFaults } from '../../adapters/fs/atomicWrite.js'
 import { supportScript } from '../support/cli.js'
 import { sleep, useFsTempDirs } from '../support/fsTemp.js'
 import { parseVersion, versionContent } from '../support/fsVersions.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 const newDir = useFsTempDirs()
 
@@ -70,7 +71,7 @@ describe('property: an interrupted save leaves the old content or the new conten
           expect(await readdir(sub)).toEqual(after === null ? [] : ['doc.md'])
         },
       ),
-      { numRuns: 300 },
+      fuzzParameters({ numRuns: 300 }),
     )
   })
 

@@ -8,6 +8,7 @@ import { buildScopeTree } from '../support/fsFixture.js'
 import type { ScopeTree } from '../support/fsFixture.js'
 import { resolveLikeTheKernel, segmentsWithin } from '../support/fsResolve.js'
 import { useFsTempDirs } from '../support/fsTemp.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 const newDir = useFsTempDirs('file')
 let tree: ScopeTree
@@ -79,7 +80,7 @@ describe('SCOPE.1–SCOPE.2 property: a path is accepted iff it and its real loc
           }
         },
       ),
-      { numRuns: 2_000 },
+      fuzzParameters({ numRuns: 2_000 }),
     )
     // The generator must exercise both sides, or the property says little.
     expect(accepted).toBeGreaterThan(200)

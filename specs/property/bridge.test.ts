@@ -5,6 +5,7 @@ import { syncMirrorFromSource, syncSourceFromMirror } from '../../core/documents
 import { readMirror } from '../../core/markdown/mirror.js'
 import { parseMarkdown, parseMarkdownWithSpans } from '../../core/markdown/parse.js'
 import { serializeMarkdown } from '../../core/markdown/serialize.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 const canonical = (text: string) => serializeMarkdown(parseMarkdown(text))
 const send = (from: Y.Doc, to: Y.Doc) => Y.applyUpdate(to, Y.encodeStateAsUpdate(from, Y.encodeStateVector(to)))
@@ -90,7 +91,7 @@ describe('bridge properties', () => {
           expect(peer.getText('source').toString()).toBe(source)
         }
       }),
-      { numRuns: 150 },
+      fuzzParameters({ numRuns: 150 }),
     )
   })
 
@@ -112,7 +113,7 @@ describe('bridge properties', () => {
         expect(after.slice(after.length - tail)).toBe(source.slice(span.to))
         expect(canonical(after)).toBe(canonical(serializeMarkdown(readMirror(server.getXmlFragment('prosemirror')).doc)))
       }),
-      { numRuns: 150 },
+      fuzzParameters({ numRuns: 150 }),
     )
   })
 })

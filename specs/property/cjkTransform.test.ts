@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { cjkFormattingSchema, DEFAULT_CJK_FORMATTING, type CjkFormattingSettings } from '../../core/text/cjk/settings.js'
 import { CJK_TRANSFORM_KINDS, transformText } from '../../core/text/cjk/transform.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 /**
  * Properties of the three transforms over small generated Markdown (strings stay short: the point is variety, and
@@ -47,7 +48,7 @@ describe('idempotence', () => {
         const once = transformText(kind, text)
         expect(transformText(kind, once)).toBe(once)
       }),
-      { numRuns: RUNS },
+      fuzzParameters({ numRuns: RUNS }),
     )
   })
   it('DOC.TRANSFORM.3 cjk-format is idempotent under any settings', () => {
@@ -56,7 +57,7 @@ describe('idempotence', () => {
         const once = transformText('cjk-format', text, chosen)
         expect(transformText('cjk-format', once, chosen)).toBe(once)
       }),
-      { numRuns: RUNS },
+      fuzzParameters({ numRuns: RUNS }),
     )
   })
   it('DOC.TRANSFORM.2 every transform is deterministic', () => {
@@ -64,7 +65,7 @@ describe('idempotence', () => {
       fc.property(markdown, fc.constantFrom(...CJK_TRANSFORM_KINDS), (text, kind) => {
         expect(transformText(kind, text)).toBe(transformText(kind, text))
       }),
-      { numRuns: 50 },
+      fuzzParameters({ numRuns: 50 }),
     )
   })
 })
@@ -111,7 +112,7 @@ describe('protected regions', () => {
           from = at + protectedText.length
         }
       }),
-      { numRuns: RUNS },
+      fuzzParameters({ numRuns: RUNS }),
     )
   })
 })
@@ -126,7 +127,7 @@ describe('documents without CJK', () => {
       fc.property(nonCjk, fc.constantFrom(...CJK_TRANSFORM_KINDS), settings, (text, kind, chosen) => {
         expect(transformText(kind, text, chosen)).toBe(text)
       }),
-      { numRuns: RUNS },
+      fuzzParameters({ numRuns: RUNS }),
     )
   })
 })
@@ -142,7 +143,7 @@ describe('well-formed output', () => {
           expect(out.split('\n').length).toBe(text.split('\n').length)
         }
       }),
-      { numRuns: RUNS },
+      fuzzParameters({ numRuns: RUNS }),
     )
   })
 })

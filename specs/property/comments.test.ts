@@ -15,6 +15,7 @@ import type { RecordedEvent } from '../../core/log/eventStore.js'
 import { MAX_OUTPUT_BYTES } from '../../adapters/mcp/results.js'
 import { DocumentThreads } from '../../core/comments/commentsState.js'
 import { useTempHomes } from '../support/tempHome.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 const AI: Actor = { kind: 'mcp', principal: 'claude', connection: 'c-1' }
 const newHome = useTempHomes()
@@ -75,7 +76,7 @@ describe('comments.list paging', () => {
         expect(heads).toEqual(spec.map((_, t) => `c-${hex(t)}`))
         spec.forEach((thread, t) => expect(replies.get(`c-${hex(t)}`) ?? []).toEqual(thread.replies))
       }),
-      { numRuns: 60 },
+      fuzzParameters({ numRuns: 60 }),
     )
   })
 })
@@ -101,7 +102,7 @@ describe('comments.reply retries', () => {
           await engine.close()
         }
       }),
-      { numRuns: 20 },
+      fuzzParameters({ numRuns: 20 }),
     )
   })
 })

@@ -5,6 +5,7 @@ import { isQuireError } from '../../core/errors.js'
 import { isExpectedVersionConflict } from '../../core/log/errors.js'
 import { createDoc } from '../support/engines.js'
 import { useTempHomes } from '../support/tempHome.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 const newHome = useTempHomes()
 
@@ -59,7 +60,7 @@ describe('(d) concurrent appenders with expected versions never both win', () =>
           }
         },
       ),
-      { numRuns: 60 },
+      fuzzParameters({ numRuns: 60 }),
     )
   })
 
@@ -86,7 +87,7 @@ describe('(d) concurrent appenders with expected versions never both win', () =>
           await engine.close()
         }
       }),
-      { numRuns: 40 },
+      fuzzParameters({ numRuns: 40 }),
     )
   })
 })

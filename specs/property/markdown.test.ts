@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { parseMarkdown } from '../../core/markdown/parse.js'
 import { serializeMarkdown } from '../../core/markdown/serialize.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 const roundTrip = (text: string) => serializeMarkdown(parseMarkdown(text))
 
@@ -56,7 +57,7 @@ describe('markdown properties', () => {
         const once = roundTrip(text)
         expect(roundTrip(once)).toBe(once)
       }),
-      { numRuns: 200 },
+      fuzzParameters({ numRuns: 200 }),
     )
   })
 
@@ -66,7 +67,7 @@ describe('markdown properties', () => {
         const out = letters(roundTrip(text))
         for (const [ch, count] of letters(text)) expect(out.get(ch) ?? 0, `${ch} in ${JSON.stringify(text)}`).toBeGreaterThanOrEqual(count)
       }),
-      { numRuns: 200 },
+      fuzzParameters({ numRuns: 200 }),
     )
   })
 
@@ -85,7 +86,7 @@ describe('markdown properties', () => {
         const outCounts = count(out)
         for (const [ch, n] of count(text)) expect(outCounts.get(ch) ?? 0, `${ch} in ${JSON.stringify(text)} → ${JSON.stringify(out)}`).toBeGreaterThanOrEqual(n)
       }),
-      { numRuns: 200 },
+      fuzzParameters({ numRuns: 200 }),
     )
   })
 })

@@ -7,6 +7,7 @@ import { positionOfRevision } from '../../core/documents/revision.js'
 import { DOCUMENTS_PROJECTION } from '../../core/documents/documentRepository.js'
 import { createDoc } from '../support/engines.js'
 import { useTempHomes } from '../support/tempHome.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 const newHome = useTempHomes()
 
@@ -205,7 +206,7 @@ describe('replay equals live (property)', () => {
   it('holds for random appends, writes, peer updates and restarts, with and without frequent snapshots', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.constantFrom(1, 2, 1_000_000), run),
-      { numRuns: 120 },
+      fuzzParameters({ numRuns: 120 }),
     )
   })
 })

@@ -4,6 +4,7 @@ import { parseDocument } from 'yaml'
 import { isQuireError } from '../../core/errors.js'
 import { applyPatches } from '../../core/workflow/applyPatches.js'
 import type { IRPatch } from '../../core/workflow/patches.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 /**
  * Random workflows (comments on their own lines and after values, blank lines, an anchor and its alias, flow and
@@ -262,7 +263,7 @@ describe('workflow.apply_patch (property)', () => {
         }
         expect(applyPatches(original, [])).toBe(original)
       }),
-      { numRuns: 200 },
+      fuzzParameters({ numRuns: 200 }),
     )
     console.log(`workflow property: ${JSON.stringify(seen)}`)
     expect(seen.applied).toBeGreaterThan(seen.refused / 2)

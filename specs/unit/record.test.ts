@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { Actor } from '../../core/events/actor.js'
 import * as keys from '../../core/log/keys.js'
 import { decodeChunk, encodeChunk, RecordDecodeError, type StoredEvent } from '../../core/log/record.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 const actor: fc.Arbitrary<Actor> = fc.oneof(
   fc.record({ kind: fc.constant('mcp' as const), principal: fc.string(), connection: fc.string() }),
@@ -38,6 +39,7 @@ describe('record chunks', () => {
         const decoded = decodeChunk(encodeChunk(events))
         expect(decoded.map((entry) => ('event' in entry ? entry.event : entry))).toEqual(events)
       }),
+      fuzzParameters(),
     )
   })
 
@@ -57,6 +59,7 @@ describe('record chunks', () => {
           else expect(entry).toMatchObject({ event: events[index] })
         })
       }),
+      fuzzParameters(),
     )
   })
 
@@ -69,6 +72,7 @@ describe('record chunks', () => {
           expect(error).toBeInstanceOf(RecordDecodeError)
         }
       }),
+      fuzzParameters(),
     )
   })
 })
@@ -82,6 +86,7 @@ describe('keys', () => {
         expect(Math.sign(compare(keys.eventKey(a), keys.eventKey(b)))).toBe(Math.sign(a - b))
         expect(keys.positionOfEventKey(keys.eventKey(a))).toBe(a)
       }),
+      fuzzParameters(),
     )
   })
 
@@ -101,6 +106,7 @@ describe('keys', () => {
           expect(compare(other, low) < 0 || compare(other, high) > 0).toBe(true)
         }
       }),
+      fuzzParameters(),
     )
   })
 })

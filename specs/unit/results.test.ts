@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { MAX_OUTPUT_BYTES, success } from '../../adapters/mcp/results.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 const unit = fc.constantFrom('a', 'é', '中', '😀', '"', '\\', '\n', '\u0001', '\u2028', '\u200d', ' ')
 
@@ -28,7 +29,7 @@ describe('the truncation envelope (property)', () => {
         // Close to the bound, not merely under it: at most one code point and a trailing joiner away.
         expect(MAX_OUTPUT_BYTES - Buffer.byteLength(text, 'utf8')).toBeLessThan(32)
       }),
-      { numRuns: 25, endOnFailure: true },
+      fuzzParameters({ numRuns: 25, endOnFailure: true }),
     )
   })
 })

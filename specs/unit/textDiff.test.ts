@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { applyHunks, textHunks } from '../../core/documents/textDiff.js'
+import { fuzzParameters } from '../support/fuzz.js'
 
 /** Strings rich in surrogate pairs, combining marks and repeats, where diff boundaries go wrong. */
 const tricky = fc.string({
@@ -18,7 +19,7 @@ describe('textHunks', () => {
       fc.property(tricky, tricky, (before, after) => {
         expect(applyHunks(before, textHunks(before, after))).toBe(after)
       }),
-      { numRuns: 2_000 },
+      fuzzParameters({ numRuns: 2_000 }),
     )
   })
 
@@ -46,7 +47,7 @@ describe('textHunks', () => {
         Y.applyUpdate(replica, Y.encodeStateAsUpdate(doc))
         expect(replica.getText('source').toString()).toBe(after)
       }),
-      { numRuns: 1_000 },
+      fuzzParameters({ numRuns: 1_000 }),
     )
   })
 
