@@ -119,11 +119,16 @@ class QuireState extends (MarkdownSerializerState as unknown as StateConstructor
   }
 }
 
-/** A paragraph or heading with nothing to show: no text but whitespace, no image, no raw inline. */
+/**
+ * A paragraph or heading with nothing to show: no text but whitespace, no image, no raw inline. A code span is
+ * something to show even when it holds only spaces (`` ` ` `` reads back as a one-space code span).
+ */
 function isBlankInline(node: Node): boolean {
   let blank = true
   node.forEach((child) => {
-    if (child.isText ? /\S/.test(child.text ?? '') : child.type.name !== 'hard_break') blank = false
+    if (child.isText ? /\S/.test(child.text ?? '') || child.marks.some((mark) => mark.type.name === 'code') : child.type.name !== 'hard_break') {
+      blank = false
+    }
   })
   return blank
 }
@@ -259,7 +264,10 @@ const NODES: Record<string, NodeSerializer> = {
   },
   hard_break(state, node, parent, index) {
     if (state.inHeading) {
-      state.write(' ')
+      // A heading is one line, so a break in it is a space; but not before its first content (a setext heading can
+      // start with a break), where the parser would strip the space and the next round trip would differ.
+      const out = state.output
+      if (!HEADING_START.test(out.slice(out.lastIndexOf('\n') + 1))) state.write(' ')
       return
     }
     for (let i = index + 1; i < parent.childCount; i++) {
