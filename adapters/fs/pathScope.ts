@@ -19,14 +19,20 @@
  *   check cannot see.
  * - Roots are compared in both their given and their realpath forms, so a root opened through a symlink (or macOS's
  *   `/tmp` → `/private/tmp`) still contains its files.
+ * - Quire's own data is never in scope, whatever the roots (issue 11): a workspace may well contain the data
+ *   directory (`--workspace ~`), but the port file holds the person's token and a write into the log breaks it. The
+ *   data directory is refused in its given and real forms, both on the requested path and on the real location
+ *   (so a symlink into it is refused too), and so is any save temp file (`.quire-save-*.tmp`) anywhere.
  *
  * What to operate on is `real`, never the requested string: between this check and the write a component of the
  * requested path may be swapped for a symlink. `writeFileAtomic`/`createFileExclusive` and `readText` are built to
  * be handed `real` (they refuse to follow a swapped-in final symlink or parent directory).
  */
+import { realpathSync } from 'node:fs'
 import { lstat, realpath } from 'node:fs/promises'
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path'
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import { QuireError } from '../../core/errors.js'
+import { isSaveTempName } from './saveTemp.js'
 
 /** Machine-readable reason in `details.reason` of every INVALID_PATH this module throws. */
 export type ScopeRefusal =
@@ -41,6 +47,7 @@ export type ScopeRefusal =
   | 'not_a_file_name'
   | 'parent_missing'
   | 'unresolvable'
+  | 'quire_data'
 
 /** A path accepted by the scope. */
 export interface ScopedPath {
@@ -79,6 +86,21 @@ function checkShape(requested: unknown): asserts requested is string {
 }
 
 /**
+ * Every form of Quire's data directory to refuse: `path.resolve` of it and its realpath (resolved once, when the
+ * file system is built: the directory is Quire's, nobody moves it under a running daemon).
+ */
+export function ownDataForms(directory: string): string[] {
+  checkShape(directory)
+  const forms = new Set([resolve(directory)])
+  try {
+    forms.add(realpathSync(directory))
+  } catch {
+    // Not there yet: its given form still matches everything that would be created inside it.
+  }
+  return [...forms]
+}
+
+/**
  * The set of directories Quire may open and save files in. Immutable: when a workspace or document opens or closes,
  * build a new scope (`PathScope.create`) and re-check queued saves against it at their turn (SCOPE.5).
  */
@@ -86,6 +108,8 @@ export class PathScope {
   private constructor(
     /** Each root in `path.resolve` form, then its realpath when that differs (deduplicated). */
     private readonly forms: readonly string[],
+    /** Directories that are Quire's own (the data directory), in every form they are matched in: never in scope. */
+    private readonly ownData: readonly string[] = [],
   ) {}
 
   /**
@@ -93,7 +117,7 @@ export class PathScope {
    * absolute path without NUL; a malformed root is a bug in the caller and throws. A root that cannot be resolved
    * right now (deleted, unreadable) keeps only its given form, so it matches nothing that has a real location.
    */
-  static async create(roots: Iterable<string>): Promise<PathScope> {
+  static async create(roots: Iterable<string>, /** `ownDataForms` of the data directory. */ ownData: readonly string[] = []): Promise<PathScope> {
     const forms = new Set<string>()
     for (const root of roots) {
       checkShape(root)
@@ -105,7 +129,7 @@ export class PathScope {
         // Keep the given form only (see above).
       }
     }
-    return new PathScope([...forms])
+    return new PathScope([...forms], ownData.map((form) => resolve(form)))
   }
 
   /**
@@ -113,7 +137,7 @@ export class PathScope {
    * form. A root that no longer resolves to itself (renamed away and replaced by a symlink, or deleted) contributes
    * nothing: following it now would put whatever it points to in scope.
    */
-  static async canonical(roots: Iterable<string>): Promise<PathScope> {
+  static async canonical(roots: Iterable<string>, ownData: readonly string[] = []): Promise<PathScope> {
     const forms = new Set<string>()
     for (const root of roots) {
       checkShape(root)
@@ -124,7 +148,7 @@ export class PathScope {
         // Gone: nothing inside it is in scope.
       }
     }
-    return new PathScope([...forms])
+    return new PathScope([...forms], ownData.map((form) => resolve(form)))
   }
 
   /** The scope with no roots: every path is refused (SCOPE.3). */
@@ -154,6 +178,7 @@ export class PathScope {
       refuse(requested, 'no_scope', 'No workspace or document is open, so no path is in scope; open a workspace first.')
     }
     const lexical = resolve(requested)
+    this.refuseOwnData(requested, lexical)
     if (!this.contains(lexical)) {
       refuse(requested, 'outside_scope', `${requested} is outside the open workspace folders and the folders of open documents.`)
     }
@@ -169,12 +194,27 @@ export class PathScope {
       }
       return this.resolveNewFile(requested, lexical)
     }
+    this.refuseOwnData(requested, real)
     if (!this.contains(real)) {
       refuse(requested, 'symlink_outside_scope', `${requested} is a link to ${real}, which is outside the open workspace folders.`, {
         real,
       })
     }
     return { requested: lexical, real, exists: true }
+  }
+
+  /** Refuses `location` (a lexical or real form of `requested`) when it is Quire's data directory, inside it, or a save temp. */
+  private refuseOwnData(requested: string, location: string): void {
+    const inData = this.ownData.some((directory) => isWithin(location, directory))
+    if (inData || isSaveTempName(basename(location))) {
+      refuse(
+        requested,
+        'quire_data',
+        inData
+          ? `${requested} is Quire's own data (its data directory); Quire never opens or writes its own files for anyone.`
+          : `${requested} is Quire's own data (the temp file of a save in progress); it is never opened or written.`,
+      )
+    }
   }
 
   /** Nothing exists at `requested` (realpath said ENOENT): check the real parent directory instead. */
@@ -209,6 +249,7 @@ export class PathScope {
       )
     }
     const real = join(parent, name)
+    this.refuseOwnData(requested, real)
     if (!this.contains(real)) {
       refuse(requested, 'symlink_outside_scope', `${requested} would be created at ${real}, which is outside the open workspace folders.`, {
         real,

@@ -1,17 +1,21 @@
 import type { FileSystemPort } from '../../core/files/port.js'
 import { createFileExclusive, writeFileAtomic } from '../fs/atomicWrite.js'
-import { PathScope } from '../fs/pathScope.js'
+import { ownDataForms, PathScope } from '../fs/pathScope.js'
 import { readText } from '../fs/readText.js'
 import { SaveQueue } from '../fs/saveQueue.js'
 import { removeStaleTemps } from '../fs/staleTemps.js'
 
-/** The core's file-system port on the real file system (adapters/fs), with the disk watcher told of Quire's own writes. */
-export function createFileSystem(announceWrite: (path: string, sha256: string) => void = () => {}): FileSystemPort {
+/**
+ * The core's file-system port on the real file system (adapters/fs), with the disk watcher told of Quire's own
+ * writes. `dataDirectory` is Quire's home: nothing inside it is ever in scope, whatever workspace contains it.
+ */
+export function createFileSystem(dataDirectory: string, announceWrite: (path: string, sha256: string) => void = () => {}): FileSystemPort {
   const queue = new SaveQueue()
+  const ownData = ownDataForms(dataDirectory)
   return {
     async resolveInScope(path, roots) {
       // Quire stores roots canonically (workspace roots and folders of open files are real paths).
-      return (await PathScope.canonical(roots)).resolveInScope(path)
+      return (await PathScope.canonical(roots, ownData)).resolveInScope(path)
     },
     async readText(path) {
       return (await readText(path)).text

@@ -24,7 +24,7 @@ export interface QuireOptions extends EngineOptions {
 export async function openQuire(home: string, options: QuireOptions = {}): Promise<Quire> {
   const engine: Engine = await openEngine(home, options)
   let diskSync: DiskSync | undefined
-  const fileSystem = options.fileSystem ?? createFileSystem((path, sha256) => diskSync?.watcher.expectWrite(path, sha256))
+  const fileSystem = options.fileSystem ?? createFileSystem(home, (path, sha256) => diskSync?.watcher.expectWrite(path, sha256))
   const services = createServices(engine, fileSystem, QUIRE_VERSION)
   if (options.watchDisk !== false) diskSync = new DiskSync(services, options.log)
   return {

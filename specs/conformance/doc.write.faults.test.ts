@@ -9,6 +9,9 @@
  * - no disk watcher, standing for the moment before the watcher has noticed another program's write (DOC.WRITE.5).
  */
 import { writeFile } from 'node:fs/promises'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFileSystem } from '../../adapters/host/fileSystem.js'
 import type { FileSystemPort } from '../../core/files/port.js'
@@ -25,7 +28,7 @@ describe('document.write with an injected file-system fault (in process)', () =>
 
   beforeAll(async () => {
     w = await folder('faults', { 'a.md': 'alpha\n', 'b.md': 'beta\n', 'c.md': 'gamma\n', 'd.md': 'delta\n' })
-    const real = createFileSystem()
+    const real = createFileSystem(mkdtempSync(join(tmpdir(), 'quire-fs-home-'))) // a data directory of its own: nothing inside it is in scope
     const fileSystem: FileSystemPort = {
       ...real,
       async writeAtomic(path, content) {

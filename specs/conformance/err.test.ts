@@ -6,6 +6,9 @@
  *
  * ERR.4's plain-string domain code WRITE_BUSY is proven in conc.test.ts (CONC.4).
  */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFileSystem } from '../../adapters/host/fileSystem.js'
 import type { FileSystemPort } from '../../core/files/port.js'
@@ -100,7 +103,7 @@ describe('GEN.9 an unexpected handler failure (in process)', () => {
 
   beforeAll(async () => {
     w = await folder('internal', { 'a.md': 'alpha\n', 'b.md': 'beta\n' })
-    const real = createFileSystem()
+    const real = createFileSystem(mkdtempSync(join(tmpdir(), 'quire-fs-home-'))) // a data directory of its own: nothing inside it is in scope
     const fileSystem: FileSystemPort = {
       ...real,
       async readText(path) {

@@ -9,6 +9,9 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -34,7 +37,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 
 /** The real file system, except that atomic writes wait at a gate the test opens: a save caught mid-write. */
 function gatedFileSystem(): { fileSystem: FileSystemPort; hold(): void; writing(): Promise<void>; release(): void } {
-  const real = createFileSystem()
+  const real = createFileSystem(mkdtempSync(join(tmpdir(), 'quire-fs-home-'))) // a data directory of its own: nothing inside it is in scope
   let held = false
   let reached: (() => void) | undefined
   let reachedPromise: Promise<void> = Promise.resolve()

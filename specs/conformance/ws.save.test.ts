@@ -8,6 +8,9 @@
  * Reading: the "toast describing what was blocked" (WS.SAVE_AS.3) is, headless, the pending save_as request the
  * person sees in `quire approvals list`.
  */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { USER } from '../../core/events/actor.js'
 import type { FileSystemPort } from '../../core/files/port.js'
@@ -182,7 +185,7 @@ describe('workspace.save when a later save already wrote the file (in process)',
 
   beforeAll(async () => {
     w = await folder('stale', { 'a.md': 'alpha\n' })
-    const real = createFileSystem()
+    const real = createFileSystem(mkdtempSync(join(tmpdir(), 'quire-fs-home-'))) // a data directory of its own: nothing inside it is in scope
     // The real file system, except that when armed, the save queue reports the save overtaken by a later one.
     const fileSystem: FileSystemPort = {
       ...real,
