@@ -27,16 +27,18 @@ export function decideAccess(request: AccessRequest, accessToken: string, agents
   if (!token) return { granted: false, code: CLOSE.unauthorized, reason: 'a token is required (?token=)' }
   let base: string
   let readOnly = isTrue(request.readOnly)
+  let agent: Access['agent']
   if (sameSecret(token, accessToken)) {
     base = 'console'
   } else {
-    const agent = agents.authenticate(token)
-    if (!agent) return { granted: false, code: CLOSE.unauthorized, reason: 'unknown or revoked token' }
-    base = `agent.${sanitize(agent.name) || 'unnamed'}`
+    const authenticated = agents.authenticate(token)
+    if (!authenticated) return { granted: false, code: CLOSE.unauthorized, reason: 'unknown or revoked token' }
+    base = `agent.${sanitize(authenticated.name) || 'unnamed'}`
     readOnly = true
+    agent = { name: authenticated.name, tokenSha256: authenticated.tokenSha256 }
   }
   const named = request.name === undefined ? '' : sanitize(request.name)
-  return { granted: true, access: { label: `${named || base}-${serial()}`, readOnly } }
+  return { granted: true, access: { label: `${named || base}-${serial()}`, readOnly, ...(agent ? { agent } : {}) } }
 }
 
 /** A query flag that is on: `1`, `true` or `yes`. */

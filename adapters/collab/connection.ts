@@ -7,6 +7,11 @@ export interface Access {
   /** Names the connection in the log (`peer:<label>`) and in the presence registry; unique within the process. */
   readonly label: string
   readonly readOnly: boolean
+  /**
+   * The agent whose token opened the connection (its name and the token's hash), undefined for the person: the
+   * connection lives only as long as that token does.
+   */
+  readonly agent?: { readonly name: string; readonly tokenSha256: string }
   /** `undo=1`: receives the mirror side of assistants' writes as ASSISTANT_EDIT messages (see assistantEdit.ts). */
   readonly assistantEdits?: boolean
 }

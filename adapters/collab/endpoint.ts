@@ -49,6 +49,19 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
   const context: SessionContext = { documents: engine.documents, commands: engine.commands.documents, fanout }
   const websocketServer = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes })
 
+  // A revocation is folded into the agents view in the same step as its append: the revoked agent's sockets are
+  // closed before the revoke returns, so not one more update reaches them (a closing socket is sent nothing).
+  const stopWatchingAgents = engine.views.agents.onChange((agents) => {
+    for (const connection of sessions.keys()) {
+      const owner = connection.access.agent
+      if (!owner) continue
+      const agent = agents.get(owner.name)
+      if (!agent || agent.revoked || agent.tokenSha256 !== owner.tokenSha256) {
+        connection.close(CLOSE.unauthorized, `the token of agent ${owner.name} was revoked`)
+      }
+    }
+  })
+
   const attach = (ws: WebSocket, docId: string, access: Access): void => {
     const connection = new CollabConnection(ws, docId, access, limits)
     if (closed) {
@@ -65,6 +78,8 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
     sessions.set(connection, session)
     const joined = room
     ws.on('message', (data: RawData, isBinary: boolean) => {
+      // Frames that arrive while the close handshake runs are not acted on: the connection is over.
+      if (!connection.open) return
       if (!isBinary) connection.close(CLOSE.unsupportedData, 'the y-websocket protocol is binary; text frames are refused')
       else session.receive(bytesOf(data))
     })
@@ -135,6 +150,7 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
     async close() {
       if (closed) return
       closed = true
+      stopWatchingAgents()
       const connections = [...sessions.keys()]
       await Promise.allSettled([...sessions.values()].map((session) => session.settled()))
       fanout.close()
