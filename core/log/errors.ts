@@ -46,6 +46,41 @@ export class StoreClosedError extends EventStoreError {
   }
 }
 
+/**
+ * A batch of appends could not be written to the log for good: its `durable` promise, and those of every append
+ * queued behind it (whose positions come after it), reject with this error, and the log forgets them: the
+ * positions they held are handed to later appends, and every stream they touched is back at its durable head.
+ *
+ * While the store stays open, a failed event never shows up in the log (the store reopens its database and removes
+ * any half-confirmed leftover before the next write). Only if the process stops before the disk recovers can an
+ * event whose fsync failed after its bytes reached the file turn up on the next open: the disk's answer was
+ * ambiguous. An append that was only queued behind a failed batch is never written.
+ */
+export class JournalWriteError extends EventStoreError {
+  constructor(
+    /** The first position that was rolled back; every append from it on failed. */
+    readonly firstPosition: number,
+    /**
+     * Why: the disk kept refusing the write (`write-failed`), an earlier batch failed and this append was queued
+     * behind it (`behind-failed-batch`), or the log was closed before the write was confirmed (`closed`).
+     */
+    readonly reason: 'write-failed' | 'behind-failed-batch' | 'closed',
+    options?: { cause?: unknown },
+  ) {
+    const why =
+      reason === 'write-failed'
+        ? `the disk kept refusing the write${describeCause(options?.cause)}`
+        : reason === 'behind-failed-batch'
+          ? 'an earlier write to the log failed'
+          : 'the log was closed before the write was confirmed'
+    super('JOURNAL_WRITE_FAILED', `the log could not record events from position ${firstPosition} on: ${why}`, options)
+  }
+}
+
+function describeCause(cause: unknown): string {
+  return cause instanceof Error ? ` (${cause.message})` : ''
+}
+
 /** An argument that can never be valid (empty stream name, NUL in a name, no events, ...). */
 export class InvalidAppendError extends EventStoreError {
   constructor(message: string) {

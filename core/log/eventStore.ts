@@ -3,81 +3,50 @@ import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
-import type { Actor } from '../events/actor.js'
 import type { EventRegistry } from '../events/schema.js'
-import { DataDirLockedError, InvalidAppendError, StoreClosedError } from './errors.js'
-import { assertExpectedVersion, NO_CONCURRENCY_CHECK, type ExpectedStreamVersion } from './expectedVersion.js'
+import { settlesWithin } from '../deadline.js'
+import { DataDirLockedError, InvalidAppendError, StoreClosedError, type JournalWriteError } from './errors.js'
+import type {
+  AppendedBatch,
+  AppendedStream,
+  AppendOptions,
+  EventInput,
+  EventLog,
+  IntegrityReport,
+  QuarantinedRecord,
+  RecordedEvent,
+  Snapshot,
+  StreamAppend,
+  StreamHead,
+  StreamRange,
+} from './eventLog.js'
+import { assertExpectedVersion, NO_CONCURRENCY_CHECK } from './expectedVersion.js'
 import { GroupCommitter, type BatchOperation } from './groupCommit.js'
 import * as keys from './keys.js'
 import { decodeChunk, encodeChunk, RecordDecodeError, varUintSize, writeVarUintAt, type StoredEvent } from './record.js'
+import { probeSpace } from './spaceProbe.js'
 
-/** An event as the store returns it: its global position, its place in its stream, and its decoded payload. */
-export interface RecordedEvent<Type extends string = string, Data = unknown> {
-  readonly position: number
-  readonly stream: string
-  /** 1-based number of this event within its stream. */
-  readonly streamVersion: number
-  readonly type: Type
-  /** Schema version the payload was written with (the payload itself is upcast to the current version). */
-  readonly v: number
-  readonly at: number
-  readonly actor: Actor
-  readonly data: Data
-}
+// Until every caller imports these from eventLog.ts.
+export type {
+  AppendOptions,
+  EventInput,
+  IntegrityReport,
+  QuarantinedRecord,
+  RecordedEvent,
+  Snapshot,
+  StreamAppend,
+  StreamHead,
+} from './eventLog.js'
 
-export interface EventInput {
-  readonly type: string
-  readonly data: unknown
-  readonly actor: Actor
-}
-
-export interface AppendOptions {
-  readonly expectedStreamVersion?: ExpectedStreamVersion
-}
-
-export interface StreamAppend extends AppendOptions {
-  readonly stream: string
-  readonly events: readonly EventInput[]
-}
-
-export interface EnqueuedAppend {
-  readonly events: readonly RecordedEvent[]
-  readonly nextExpectedStreamVersion: number
-  readonly createdNewStream: boolean
-  /** Resolves once these events are fsync'd; never rejects (failed writes are retried in order). */
+/** LevelDB only: what `enqueue` and `enqueueAtomic` return for one stream. */
+export interface EnqueuedAppend extends Omit<AppendedStream, 'stream'> {
+  /** The batch's `durable` (see AppendedBatch): resolves once on disk, rejects with JournalWriteError if never. */
   readonly durable: Promise<void>
 }
 
-export interface AppendResult {
-  readonly events: readonly RecordedEvent[]
-  readonly nextExpectedStreamVersion: number
-  readonly createdNewStream: boolean
+/** LevelDB only: what `appendToStream` resolves with. */
+export interface AppendResult extends Omit<AppendedStream, 'stream'> {
   readonly lastEventGlobalPosition: number
-}
-
-export interface QuarantinedRecord {
-  readonly position: number
-  readonly reason: string
-  readonly bytes: number
-}
-
-export interface IntegrityReport {
-  readonly events: number
-  readonly streams: number
-  readonly head: number
-  /** Human-readable violations; empty when the log is sound. */
-  readonly problems: readonly string[]
-  readonly quarantined: readonly QuarantinedRecord[]
-}
-
-export interface Snapshot {
-  readonly position: number
-  readonly payload: Uint8Array
-}
-
-export interface StreamHead {
-  readonly version: number
-  readonly position: number
 }
 
 export interface EventStoreOptions {
@@ -87,6 +56,29 @@ export interface EventStoreOptions {
   /** Wraps every batch write; tests use it to inject slow or failing disks. */
   readonly interceptWrite?: (write: () => Promise<void>, operations: readonly BatchOperation[]) => Promise<void>
   readonly maxBatchOperations?: number
+  /** How long a batch whose writes keep failing is retried before it and everything behind it fail (default 5 s). */
+  readonly writeRetryWindowMs?: number
+  /** How long `close` waits for pending writes and the database before giving up on them (default 5 s). */
+  readonly closeTimeoutMs?: number
+}
+
+const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
+
+type Database = ClassicLevel<Uint8Array, Uint8Array>
+
+interface KeyRange {
+  readonly gt?: Uint8Array
+  readonly gte?: Uint8Array
+  readonly lt?: Uint8Array
+  readonly lte?: Uint8Array
+  readonly reverse?: boolean
+  readonly limit?: number
+}
+
+/** An append not yet durable, with the heads its streams had before it (to restore if it fails). */
+interface Unsettled {
+  readonly lastPosition: number
+  readonly before: readonly (readonly [string, StreamHead])[]
 }
 
 type Listener = (events: readonly RecordedEvent[]) => void
@@ -94,13 +86,19 @@ type Listener = (events: readonly RecordedEvent[]) => void
 const PAGE = 1024
 
 /**
- * The log: one LevelDB database holding every event under a global, gap-free position, with per-stream indexes
+ * The log on LevelDB: one database holding every event under a global, gap-free position, with per-stream indexes
  * and heads for optimistic concurrency (Emmett's `appendToStream` shape), group-committed synced writes, live
  * subscriptions after catch-up, quarantine of undecodable records, and a keyspace for projection snapshots.
  *
+ * Positions are assigned in memory, synchronously, so the `enqueue*` methods (LevelDB only) can hand callers their
+ * events in log order before the write lands. A write the disk keeps refusing fails after a bounded time: the store
+ * then takes back every position after the durable head (heads, next position, the subscribers' pending tail), and
+ * since LevelDB refuses every later write once one synced write failed, it reopens its database before the next
+ * one, first removing anything a failed write may have left past the durable head.
+ *
  * Exactly one process may open a data directory (LevelDB's lock); the second gets DataDirLockedError.
  */
-export class EventStore {
+export class EventStore implements EventLog {
   private readonly heads = new Map<string, StreamHead>()
   private readonly headLoads = new Map<string, Promise<StreamHead>>()
   private readonly listeners = new Set<Listener>()
@@ -108,12 +106,18 @@ export class EventStore {
   private readonly quarantined = new Map<number, QuarantinedRecord>()
   private nextPosition: number
   private durablePosition: number
-  private closed = false
-  /** Events enqueued but not yet durable, in position order, for subscribers' live tail. */
+  /** Events appended but not yet durable, in position order, for subscribers' live tail. */
   private undelivered: RecordedEvent[] = []
+  private unsettled: Unsettled[] = []
+  /** A write failed on the current database handle: it must be reopened before the next write. */
+  private suspect = false
+  private recovering: Promise<void> | undefined
+  private closing: Promise<void> | undefined
+  /** The database is (being) closed for good: no more reads. */
+  private released = false
 
   private constructor(
-    private readonly db: ClassicLevel<Uint8Array, Uint8Array>,
+    private db: Database,
     readonly location: string,
     lastPosition: number,
     private readonly options: EventStoreOptions,
@@ -122,16 +126,27 @@ export class EventStore {
     this.durablePosition = lastPosition
     // A chained batch: abstract-level's array form clones and re-validates every operation, which costs more CPU
     // than the fsync itself once many appenders share a batch.
-    const write = (operations: BatchOperation[]) => {
-      const batch = db.batch()
+    const write = (operations: readonly BatchOperation[]) => {
+      const batch = this.db.batch()
       for (const operation of operations) batch.put(operation.key, operation.value)
       return batch.write({ sync: true })
     }
+    const intercept = options.interceptWrite
     this.committer = new GroupCommitter(
-      options.interceptWrite ? (operations) => options.interceptWrite!(() => write(operations), operations) : write,
+      async (operations) => {
+        if (this.suspect) await this.recover()
+        try {
+          await (intercept ? intercept(() => write(operations), operations) : write(operations))
+        } catch (error) {
+          this.suspect = true
+          throw error
+        }
+      },
       {
         maxOperations: options.maxBatchOperations,
+        retryWindowMs: options.writeRetryWindowMs,
         onCommitted: (lastPosition) => this.committed(lastPosition),
+        onFailed: (firstPosition) => this.rolledBack(firstPosition),
       },
     )
   }
@@ -139,10 +154,9 @@ export class EventStore {
   /** Opens (creating if needed) the log in `directory`. */
   static async open(directory: string, options: EventStoreOptions): Promise<EventStore> {
     await mkdir(directory, { recursive: true })
-    const location = join(directory, 'log')
-    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: 'view', valueEncoding: 'view' })
+    let db: Database
     try {
-      await db.open()
+      db = await openDatabase(join(directory, 'log'))
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause
       if (cause?.code === 'LEVEL_LOCKED') {
@@ -161,12 +175,10 @@ export class EventStore {
     return store
   }
 
-  /** Position of the last event enqueued (durable or not); 0 for an empty log. */
   get headPosition(): number {
     return this.nextPosition - 1
   }
 
-  /** Position of the last event known to be on disk. */
   get durableHeadPosition(): number {
     return this.durablePosition
   }
@@ -176,49 +188,62 @@ export class EventStore {
     return this.committer.failing
   }
 
-  /** Current version and last position of `stream` (version 0 when it has no events). */
   async streamHead(stream: string): Promise<StreamHead> {
     const known = this.heads.get(stream)
     if (known) return known
     let loading = this.headLoads.get(stream)
     if (!loading) {
-      loading = this.loadHead(stream)
+      loading = this.loadHead(stream).finally(() => this.headLoads.delete(stream))
       this.headLoads.set(stream, loading)
     }
     return loading
   }
 
   private async loadHead(stream: string): Promise<StreamHead> {
-    this.assertOpen()
-    const head = await readHead(this.db, stream)
+    this.assertReadable()
+    const head = await readHead((range) => this.scan(range), stream)
     // An append may have registered the head while we were reading; the in-memory one is then newer.
     const known = this.heads.get(stream)
     if (known) return known
     this.heads.set(stream, head)
-    this.headLoads.delete(stream)
     return head
   }
 
-  /**
-   * Appends `events` to `stream` and resolves once they are durable. Rejects with ExpectedVersionConflictError when
-   * `expectedStreamVersion` does not match; of two concurrent appends expecting the same version, exactly one wins.
-   */
-  async appendToStream(stream: string, events: readonly EventInput[], options: AppendOptions = {}): Promise<AppendResult> {
-    if (!this.heads.has(stream)) await this.streamHead(stream)
-    const enqueued = this.enqueue(stream, events, options)
-    await enqueued.durable
+  async append(appends: readonly StreamAppend[]): Promise<AppendedBatch> {
+    this.assertWritable()
+    for (const { stream } of appends) {
+      if (!this.heads.has(stream) && keys.isValidStreamName(stream)) await this.streamHead(stream)
+    }
+    // Nothing awaits from here on: the version checks and the positions happen in one synchronous step.
+    const enqueued = this.enqueueAtomic(appends)
     return {
-      events: enqueued.events,
-      nextExpectedStreamVersion: enqueued.nextExpectedStreamVersion,
-      createdNewStream: enqueued.createdNewStream,
-      lastEventGlobalPosition: enqueued.events[enqueued.events.length - 1]!.position,
+      streams: enqueued.map(({ durable: _, ...stream }, index) => ({ stream: appends[index]!.stream, ...stream })),
+      durable: enqueued[0]!.durable,
     }
   }
 
   /**
-   * Synchronous half of an append, for callers that must apply events to in-memory state in log order: assigns
-   * positions and stream versions now and hands the batch to the group committer. The stream's head must already
-   * be loaded (`await streamHead(stream)` first). Throws on a version conflict; `durable` never rejects.
+   * Appends `events` to `stream` and resolves once they are durable. Rejects with ExpectedVersionConflictError when
+   * `expectedStreamVersion` does not match (of two concurrent appends expecting the same version, exactly one
+   * wins), and with JournalWriteError when the write failed for good.
+   */
+  async appendToStream(stream: string, events: readonly EventInput[], options: AppendOptions = {}): Promise<AppendResult> {
+    const batch = await this.append([{ stream, events, ...options }])
+    await batch.durable
+    const [appended] = batch.streams
+    return {
+      events: appended!.events,
+      nextExpectedStreamVersion: appended!.nextExpectedStreamVersion,
+      createdNewStream: appended!.createdNewStream,
+      lastEventGlobalPosition: appended!.events[appended!.events.length - 1]!.position,
+    }
+  }
+
+  /**
+   * LevelDB only (callers move to `append`): the synchronous half of an append, for callers that must apply
+   * events to in-memory state in log order. Assigns positions and stream versions now and hands the batch to the
+   * group committer. The stream's head must already be loaded (`await streamHead(stream)` first). Throws on a
+   * version conflict; `durable` rejects with JournalWriteError when the write fails for good.
    */
   enqueue(stream: string, events: readonly EventInput[], options: AppendOptions = {}): EnqueuedAppend {
     const [single] = this.enqueueAtomic([{ stream, events, ...options }])
@@ -226,12 +251,12 @@ export class EventStore {
   }
 
   /**
-   * Appends to several streams as one atomic write: all land or none does, each checked against its own expected
-   * version before anything changes. Each stream's events get contiguous positions, in the order given. Like
-   * `enqueue`, every stream's head must already be loaded.
+   * LevelDB only (callers move to `append`): appends to several streams as one atomic write, all or none, each
+   * checked against its own expected version before anything changes. Each stream's events get contiguous
+   * positions, in the order given. Like `enqueue`, every stream's head must already be loaded.
    */
   enqueueAtomic(appends: readonly StreamAppend[]): EnqueuedAppend[] {
-    this.assertOpen()
+    this.assertWritable()
     if (appends.length === 0) throw new InvalidAppendError('an atomic append needs at least one stream')
     const seen = new Set<string>()
     for (const { stream, events, expectedStreamVersion } of appends) {
@@ -247,7 +272,8 @@ export class EventStore {
     const at = (this.options.now ?? Date.now)()
     const operations: BatchOperation[] = []
     const results: { stream: string; events: RecordedEvent[]; head: StreamHead; version: number }[] = []
-    let position = this.nextPosition
+    const firstPosition = this.nextPosition
+    let position = firstPosition
     for (const { stream, events } of appends) {
       const head = this.heads.get(stream)!
       const recorded: RecordedEvent[] = []
@@ -272,10 +298,13 @@ export class EventStore {
       this.heads.set(stream, { version, position: events[events.length - 1]!.position })
       for (const event of events) this.undelivered.push(event)
     }
+    this.unsettled.push({ lastPosition: position - 1, before: results.map(({ stream, head }) => [stream, head] as const) })
     this.nextPosition = position
-    const durable = new Promise<void>((resolve) =>
-      this.committer.submit({ operations, lastPosition: position - 1, resolve }),
+    const durable = new Promise<void>((resolve, reject: (error: JournalWriteError) => void) =>
+      this.committer.submit({ operations, firstPosition, lastPosition: position - 1, resolve, reject }),
     )
+    // A caller that drops `durable` must not crash the process when it rejects; one that awaits it still sees why.
+    durable.catch(() => {})
     return results.map(({ events, head, version }) => ({
       events,
       nextExpectedStreamVersion: version,
@@ -286,78 +315,179 @@ export class EventStore {
 
   private committed(lastPosition: number): void {
     this.durablePosition = lastPosition
+    let settled = 0
+    while (settled < this.unsettled.length && this.unsettled[settled]!.lastPosition <= lastPosition) settled++
+    this.unsettled.splice(0, settled)
     let count = 0
     while (count < this.undelivered.length && this.undelivered[count]!.position <= lastPosition) count++
     const delivered = this.undelivered.splice(0, count)
     for (const listener of this.listeners) listener(delivered)
   }
 
-  /** Reads `stream`'s events with versions in [fromVersion, toVersion] (1-based, inclusive), in order. */
-  async *readStream(
-    stream: string,
-    range: { fromVersion?: number; toVersion?: number } = {},
-  ): AsyncGenerator<RecordedEvent> {
-    this.assertOpen()
+  /** Takes back every position from `firstPosition` on (the committer failed those appends): the log ends at the durable head again. */
+  private rolledBack(firstPosition: number): void {
+    // Newest first, so each stream ends at the head it had before the earliest failed append touched it.
+    for (let i = this.unsettled.length - 1; i >= 0; i--) {
+      for (const [stream, head] of this.unsettled[i]!.before) this.heads.set(stream, head)
+    }
+    this.unsettled = []
+    this.undelivered = this.undelivered.filter((event) => event.position < firstPosition)
+    this.nextPosition = firstPosition
+  }
+
+  /**
+   * Reopens the database after a failed write (LevelDB refuses every write after a failed synced one), once the
+   * disk takes the bytes reopening needs, and deletes whatever a failed write left past the durable head before
+   * anything reads or writes the new handle. Reads wait for it; one already running resumes on the new handle.
+   */
+  private recover(): Promise<void> {
+    this.recovering ??= this.reopen().finally(() => (this.recovering = undefined))
+    return this.recovering
+  }
+
+  private async reopen(): Promise<void> {
+    const location = join(this.location, 'log')
+    await probeSpace(location, join(this.location, 'log-space-probe'))
+    await this.db.close()
+    const db = await openDatabase(location)
+    try {
+      const leftovers = await leftoversAfter(db, this.durablePosition)
+      if (leftovers.length > 0) await db.batch(leftovers, { sync: true })
+    } catch (error) {
+      await db.close()
+      throw error
+    }
+    if (this.released) {
+      await db.close()
+      return
+    }
+    this.db = db
+    this.suspect = false
+  }
+
+  /** The database handle for a read, once no reopen is under way; reopens it if the last attempt failed. */
+  private async handle(): Promise<Database> {
+    for (;;) {
+      if (this.released) throw new StoreClosedError()
+      if (this.recovering) {
+        await this.recovering.catch(() => {})
+        continue
+      }
+      if (this.db.status === 'open') return this.db
+      await this.recover()
+    }
+  }
+
+  /** Whether `error`, from an operation on `db`, came from the store reopening its database (then: try again). */
+  private reopened(db: Database): boolean {
+    return (db !== this.db || this.recovering !== undefined) && !this.released
+  }
+
+  /**
+   * The entries of `range`, in pages. A read can outlive the database handle it started on (the store reopens it
+   * after a failed write); it then goes on after the last key it yielded, on the new handle.
+   */
+  private async *scan(range: KeyRange): AsyncGenerator<[Uint8Array, Uint8Array]> {
+    let current = range
+    let left = range.limit ?? Number.POSITIVE_INFINITY
+    for (;;) {
+      const db = await this.handle()
+      const iterator = db.iterator({ ...current, limit: left === Number.POSITIVE_INFINITY ? -1 : left })
+      try {
+        for (;;) {
+          let page: [Uint8Array, Uint8Array][]
+          try {
+            page = await iterator.nextv(Math.min(PAGE, left))
+          } catch (error) {
+            if (this.reopened(db)) break
+            throw error
+          }
+          if (page.length === 0) return
+          for (const entry of page) yield entry
+          left -= page.length
+          if (left <= 0) return
+          current = rangeAfter(range, page[page.length - 1]![0])
+        }
+      } finally {
+        await iterator.close().catch(() => {})
+      }
+    }
+  }
+
+  /** `db.getMany`, tried again on the new handle if the database was reopened meanwhile. */
+  private async getMany(keysToGet: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    for (;;) {
+      const db = await this.handle()
+      try {
+        return await db.getMany(keysToGet)
+      } catch (error) {
+        if (!this.reopened(db)) throw error
+      }
+    }
+  }
+
+  private async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return (await this.getMany([key]))[0]
+  }
+
+  async *readStream(stream: string, range: StreamRange = {}): AsyncGenerator<RecordedEvent> {
+    this.assertReadable()
     const from = Math.max(1, range.fromVersion ?? 1)
     const to = range.toVersion ?? Number.MAX_SAFE_INTEGER
     let lastVersion = from - 1
-    // Taken in the same synchronous step as the iterators' snapshots, so disk + pending covers every enqueued event.
+    // Taken before the disk is read: an event that lands meanwhile is then on disk, so disk + pending misses none.
     const pending = this.undelivered.filter((event) => event.stream === stream)
     const streamStart = keys.streamIndexKey(stream, 0)
     // The index entry holding `from` may start before it: begin at the last entry at or before `from`.
-    const before = this.db.iterator({ gte: streamStart, lte: keys.streamIndexKey(stream, from), reverse: true, limit: 1 })
-    const after = this.db.iterator({ gt: keys.streamIndexKey(stream, from), lte: keys.streamIndexKey(stream, to) })
-    try {
-      for (const iterator of [before, after]) {
-        for (;;) {
-          const entries = await iterator.nextv(PAGE)
-          if (entries.length === 0) break
-          const chunkPositions = entries.map(([, value]) => decoding.readVarUint(decoding.createDecoder(value)))
-          const chunks = await this.db.getMany(chunkPositions.map(keys.eventKey))
-          for (let i = 0; i < chunks.length; i++) {
-            for (const event of this.decodeChunkAt(chunkPositions[i]!, chunks[i])) {
-              if (event.streamVersion < from || event.streamVersion > to) continue
-              lastVersion = event.streamVersion
-              yield event
-            }
+    const ranges: KeyRange[] = [
+      { gte: streamStart, lte: keys.streamIndexKey(stream, from), reverse: true, limit: 1 },
+      { gt: keys.streamIndexKey(stream, from), lte: keys.streamIndexKey(stream, to) },
+    ]
+    for (const indexRange of ranges) {
+      let page: [Uint8Array, Uint8Array][] = []
+      const readPage = async function* (this: EventStore): AsyncGenerator<RecordedEvent> {
+        const chunkPositions = page.map(([, value]) => decoding.readVarUint(decoding.createDecoder(value)))
+        page = []
+        const chunks = await this.getMany(chunkPositions.map(keys.eventKey))
+        for (let i = 0; i < chunks.length; i++) {
+          for (const event of this.decodeChunkAt(chunkPositions[i]!, chunks[i])) {
+            if (event.streamVersion < from || event.streamVersion > to) continue
+            lastVersion = event.streamVersion
+            yield event
           }
         }
       }
-    } finally {
-      await Promise.all([before.close(), after.close()])
+      for await (const entry of this.scan(indexRange)) {
+        page.push(entry)
+        if (page.length >= PAGE) yield* readPage.call(this)
+      }
+      if (page.length > 0) yield* readPage.call(this)
     }
-    // Events enqueued but not yet on disk are part of the stream too.
+    // Events appended but not yet on disk are part of the stream too.
     for (const event of pending) {
       if (event.streamVersion > lastVersion && event.streamVersion <= to) yield event
     }
   }
 
-  /** Reads every event with position > `after` (up to `to`), in order, skipping and quarantining damaged records. */
-  async *readAll(after = 0, options: { to?: number } = {}): AsyncGenerator<RecordedEvent> {
-    this.assertOpen()
+  async *readAll(after = 0, options: { readonly to?: number } = {}): AsyncGenerator<RecordedEvent> {
+    this.assertReadable()
     const to = options.to ?? Number.MAX_SAFE_INTEGER
-    const before = this.db.iterator({ gte: keys.eventKey(0), lte: keys.eventKey(after + 1), reverse: true, limit: 1 })
-    const rest = this.db.iterator({ gt: keys.eventKey(after + 1), lte: keys.eventKey(to) })
-    try {
-      for (const iterator of [before, rest]) {
-        for (;;) {
-          const entries = await iterator.nextv(PAGE)
-          if (entries.length === 0) break
-          for (const [key, chunk] of entries) {
-            for (const event of this.decodeChunkAt(keys.positionOfEventKey(key), chunk)) {
-              if (event.position > after && event.position <= to) yield event
-            }
-          }
+    const ranges: KeyRange[] = [
+      // The chunk holding `after + 1` may start before it.
+      { gte: keys.eventKey(0), lte: keys.eventKey(after + 1), reverse: true, limit: 1 },
+      { gt: keys.eventKey(after + 1), lte: keys.eventKey(to) },
+    ]
+    for (const range of ranges) {
+      for await (const [key, chunk] of this.scan(range)) {
+        for (const event of this.decodeChunkAt(keys.positionOfEventKey(key), chunk)) {
+          if (event.position > after && event.position <= to) yield event
         }
       }
-    } finally {
-      await Promise.all([before.close(), rest.close()])
     }
   }
 
-  /** Reads a single event by position (undefined when absent or quarantined). */
   async readEvent(position: number): Promise<RecordedEvent | undefined> {
-    this.assertOpen()
+    this.assertReadable()
     const pending = this.undelivered.find((event) => event.position === position)
     if (pending) return pending
     for await (const event of this.readAll(position - 1, { to: position })) return event
@@ -402,19 +532,14 @@ export class EventStore {
     const note: QuarantinedRecord = { position, reason, bytes }
     this.quarantined.set(position, note)
     const value = new TextEncoder().encode(JSON.stringify({ reason, bytes }))
-    // The note is a report, not part of the log: losing it in a crash only means finding the damage again.
+    // The note is a report, not part of the log: losing it (a crash, a full disk) only means finding the damage again.
     this.db.put(keys.quarantineKey(position), value).catch(() => {})
   }
 
-  /** Records found undecodable so far (persisted across restarts), in position order. */
   quarantinedRecords(): QuarantinedRecord[] {
     return [...this.quarantined.values()].sort((a, b) => a.position - b.position)
   }
 
-  /**
-   * Delivers every event after `after` to `handler` in order: first the stored ones (catch-up), then each batch as
-   * it becomes durable (live tail). Returns a function that stops the subscription.
-   */
   subscribe(after: number, handler: (event: RecordedEvent) => void | Promise<void>): () => void {
     let stopped = false
     let buffered: RecordedEvent[] = []
@@ -455,38 +580,38 @@ export class EventStore {
     }
   }
 
-  /** Stores a projection snapshot. Snapshots are derived data: written without fsync and never required. */
+  /** Snapshots are derived data: written without fsync and never required. */
   async saveSnapshot(projection: string, key: string, snapshot: Snapshot): Promise<void> {
-    this.assertOpen()
+    this.assertReadable()
     const encoder = encoding.createEncoder()
     encoding.writeVarUint(encoder, snapshot.position)
     encoding.writeVarUint8Array(encoder, snapshot.payload)
-    await this.db.put(keys.snapshotKey(projection, key), encoding.toUint8Array(encoder))
+    await (await this.handle()).put(keys.snapshotKey(projection, key), encoding.toUint8Array(encoder))
   }
 
   async loadSnapshot(projection: string, key: string): Promise<Snapshot | undefined> {
-    this.assertOpen()
-    const value = await this.db.get(keys.snapshotKey(projection, key))
+    this.assertReadable()
+    const value = await this.get(keys.snapshotKey(projection, key))
     if (!value) return undefined
     const decoder = decoding.createDecoder(value)
     return { position: decoding.readVarUint(decoder), payload: decoding.readVarUint8Array(decoder) }
   }
 
-  /** Deletes every snapshot of `projection`. */
   async clearSnapshots(projection: string): Promise<void> {
-    this.assertOpen()
-    await this.db.clear(keys.snapshotRange(projection))
+    this.assertReadable()
+    await (await this.handle()).clear(keys.snapshotRange(projection))
   }
 
-  /** Names of streams starting with `prefix`, with their heads. */
   async *streams(prefix = ''): AsyncGenerator<{ stream: string; head: StreamHead }> {
-    this.assertOpen()
+    this.assertReadable()
     const range = prefix ? keys.streamMarkerRange(prefix) : { gte: keys.STREAM_MARKERS_START, lt: keys.STREAM_MARKERS_END }
     const onDisk = new Set<string>()
-    for await (const key of this.db.keys(range)) {
+    for await (const [key] of this.scan(range)) {
       const stream = keys.streamOfMarkerKey(key)
       onDisk.add(stream)
-      yield { stream, head: this.heads.get(stream) ?? (await readHead(this.db, stream)) }
+      const head = this.heads.get(stream) ?? (await readHead((range) => this.scan(range), stream))
+      // A stream created by an append that failed is on disk no more; its marker may have been read just before.
+      if (head.version > 0) yield { stream, head }
     }
     // Streams created by appends that are not on disk yet.
     for (const [stream, head] of this.heads) {
@@ -494,19 +619,14 @@ export class EventStore {
     }
   }
 
-  /**
-   * Checks the log's own invariants against what is on disk: positions gap-free from 1 to the head, every event
-   * indexed under its stream and version, every stream head pointing at its stream's last event, and no damaged
-   * records. Reads the whole log.
-   */
   async checkIntegrity(): Promise<IntegrityReport> {
-    this.assertOpen()
+    this.assertReadable()
     await this.flush()
     const problems: string[] = []
     const lastOfStream = new Map<string, { version: number; position: number }>()
     let expected = 1
     let events = 0
-    for await (const [key, chunk] of this.db.iterator({ gte: keys.eventKey(0), lt: keys.EVENTS_END })) {
+    for await (const [key, chunk] of this.scan({ gte: keys.eventKey(0), lt: keys.EVENTS_END })) {
       const first = keys.positionOfEventKey(key)
       if (first !== expected) problems.push(`positions ${expected}..${first - 1} are missing`)
       let entries
@@ -539,7 +659,7 @@ export class EventStore {
       const head = entries[0]
       if (streamOfChunk !== undefined && head && 'event' in head) {
         const firstVersion = head.event.streamVersion
-        const index = await this.db.get(keys.streamIndexKey(streamOfChunk, firstVersion))
+        const index = await this.get(keys.streamIndexKey(streamOfChunk, firstVersion))
         const indexed = index ? decoding.readVarUint(decoding.createDecoder(index)) : undefined
         if (indexed !== first) problems.push(`${streamOfChunk} version ${firstVersion} is not indexed at position ${first}`)
       }
@@ -561,33 +681,78 @@ export class EventStore {
     return { events, streams, head: this.durablePosition, problems, quarantined: this.quarantinedRecords() }
   }
 
-  /** Resolves once every append made before the call is on disk. */
   async flush(): Promise<void> {
     await this.committer.flushed()
   }
 
-  /** Waits for pending appends, then closes the database. */
-  async close(): Promise<void> {
-    if (this.closed) return
-    await this.committer.flushed()
-    this.closed = true
+  close(): Promise<void> {
+    this.closing ??= this.shutDown()
+    return this.closing
+  }
+
+  private async shutDown(): Promise<void> {
+    const deadline = Date.now() + (this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS)
+    const left = () => Math.max(0, deadline - Date.now())
+    // Pending appends get their write (a failing one no more retries); a disk that does not answer in time fails them.
+    if (!(await settlesWithin(this.committer.close(), left()))) this.committer.abandon()
     this.listeners.clear()
-    await this.db.close()
+    // After a failed write, the database may hold a batch whose fsync failed: reopening removes it now, so that it
+    // cannot turn up when the log is next opened. On a disk that is still full this fails at once.
+    if (this.suspect) await settlesWithin(this.recover(), left())
+    this.released = true
+    await settlesWithin(this.db.close(), left())
     await rm(join(this.location, 'owner.pid'), { force: true })
   }
 
   get isClosed(): boolean {
-    return this.closed
+    return this.closing !== undefined
   }
 
-  private assertOpen(): void {
-    if (this.closed) throw new StoreClosedError()
+  private assertWritable(): void {
+    if (this.closing) throw new StoreClosedError()
   }
 
-  /** Raw access for tools that check the log itself (verify) and for tests that damage it on purpose. */
-  get raw(): ClassicLevel<Uint8Array, Uint8Array> {
-    return this.db
+  private assertReadable(): void {
+    if (this.released) throw new StoreClosedError()
   }
+}
+
+async function openDatabase(location: string): Promise<Database> {
+  const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: 'view', valueEncoding: 'view' })
+  await db.open()
+  return db
+}
+
+/** `range` from just past `key` (in its direction) on. */
+function rangeAfter(range: KeyRange, key: Uint8Array): KeyRange {
+  const { gt, gte, lt, lte, ...rest } = range
+  return range.reverse
+    ? { ...rest, ...(gt ? { gt } : {}), ...(gte ? { gte } : {}), lt: key }
+    : { ...rest, ...(lt ? { lt } : {}), ...(lte ? { lte } : {}), gt: key }
+}
+
+/**
+ * Deletions for everything past `durable` in a freshly reopened database: the records of a batch whose synced
+ * write failed after its bytes reached LevelDB's log, with their stream index entries and, for a stream they
+ * created, its marker. The batch itself is atomic in LevelDB, so it is there whole or not at all.
+ */
+async function leftoversAfter(db: Database, durable: number): Promise<{ type: 'del'; key: Uint8Array }[]> {
+  const deletions: { type: 'del'; key: Uint8Array }[] = []
+  for await (const [key, chunk] of db.iterator({ gt: keys.eventKey(durable), lt: keys.EVENTS_END })) {
+    deletions.push({ type: 'del', key })
+    let entries
+    try {
+      entries = decodeChunk(chunk)
+    } catch {
+      continue
+    }
+    const first = entries[0]
+    if (!first || !('event' in first)) continue
+    const { stream, streamVersion } = first.event
+    deletions.push({ type: 'del', key: keys.streamIndexKey(stream, streamVersion) })
+    if (streamVersion === 1) deletions.push({ type: 'del', key: keys.streamMarkerKey(stream) })
+  }
+  return deletions
 }
 
 async function readOwnerPid(directory: string): Promise<number | undefined> {
@@ -604,7 +769,7 @@ async function readOwnerPid(directory: string): Promise<number | undefined> {
  * chunk is damaged, its count cannot be trusted (a flipped bit could claim far more or fewer events), so the head
  * falls back to the stream heads, which were written in the same atomic batch as every chunk.
  */
-async function findLastPosition(db: ClassicLevel<Uint8Array, Uint8Array>): Promise<number> {
+async function findLastPosition(db: Database): Promise<number> {
   for await (const [key, chunk] of db.iterator({ lt: keys.EVENTS_END, gte: keys.eventKey(0), reverse: true, limit: 1 })) {
     const first = keys.positionOfEventKey(key)
     try {
@@ -612,7 +777,7 @@ async function findLastPosition(db: ClassicLevel<Uint8Array, Uint8Array>): Promi
     } catch {
       let last = first
       for await (const key of db.keys({ gte: keys.STREAM_MARKERS_START, lt: keys.STREAM_MARKERS_END })) {
-        last = Math.max(last, (await readHead(db, keys.streamOfMarkerKey(key))).position)
+        last = Math.max(last, (await readHead((range) => db.iterator(range), keys.streamOfMarkerKey(key))).position)
       }
       return last
     }
@@ -630,8 +795,11 @@ function varUints(a: number, b: number): Uint8Array {
 }
 
 /** A stream's head, from its last index entry (version 0 at position 0 when it has none). */
-async function readHead(db: ClassicLevel<Uint8Array, Uint8Array>, stream: string): Promise<StreamHead> {
-  for await (const [key, value] of db.iterator({ ...keys.streamIndexRange(stream), reverse: true, limit: 1 })) {
+async function readHead(
+  scan: (range: KeyRange) => AsyncIterable<[Uint8Array, Uint8Array]>,
+  stream: string,
+): Promise<StreamHead> {
+  for await (const [key, value] of scan({ ...keys.streamIndexRange(stream), reverse: true, limit: 1 })) {
     const decoder = decoding.createDecoder(value)
     const first = decoding.readVarUint(decoder)
     const count = decoding.readVarUint(decoder)

@@ -9,7 +9,6 @@
  *                                  read from the stream's last index entry
  *   q <position>                 → quarantine note for a record that failed to decode
  *   p <name> 00 <key>            → a projection snapshot (see snapshots in eventStore.ts)
- *   m <name>                     → store metadata
  */
 
 const EVENT = 0x65 // 'e'
@@ -17,7 +16,6 @@ const STREAM_INDEX = 0x73 // 's'
 const STREAM_MARKER = 0x68 // 'h'
 const QUARANTINE = 0x71 // 'q'
 const SNAPSHOT = 0x70 // 'p'
-const META = 0x6d // 'm'
 
 const utf8 = new TextEncoder()
 /** Encoded stream names, so a busy stream's name is not re-encoded on every append. */
@@ -120,8 +118,6 @@ export function snapshotRange(projection: string): { gte: Uint8Array; lt: Uint8A
   end[end.length - 1] = 1
   return { gte: start, lt: end }
 }
-
-export const metaKey = (name: string): Uint8Array => named(META, name)
 
 /** Stream names become key bytes, separated from the version by a NUL byte. */
 export function isValidStreamName(stream: string): boolean {

@@ -22,7 +22,7 @@ import { ACTOR_TAGS, type Actor } from '../events/actor.js'
  * The checksum makes damage detectable even where the damaged bytes would still parse. Yjs updates and other
  * bytes stay bytes (lib0's `writeAny` keeps Uint8Array as a tagged byte array).
  */
-export const RECORD_FORMAT = 1
+const RECORD_FORMAT = 1
 
 export interface StoredEvent {
   readonly type: string
@@ -51,7 +51,7 @@ function writeRecordBody(encoder: encoding.Encoder, event: StoredEvent): void {
 }
 
 /** Decodes one record's bytes (its checksum is verified by the chunk decoder). */
-export function decodeRecord(record: Uint8Array): StoredEvent {
+function decodeRecord(record: Uint8Array): StoredEvent {
   try {
     const decoder = decoding.createDecoder(record)
     const format = decoding.readVarUint(decoder)

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { GroupCommitter, type BatchOperation } from '../../core/log/groupCommit.js'
+import { GroupCommitter, type BatchOperation, type PendingAppend } from '../../core/log/groupCommit.js'
 
 const op = (n: number): BatchOperation => ({ type: 'put', key: Uint8Array.of(n), value: Uint8Array.of(n) })
+/** One append of one operation at position `n`, settling `resolve` / `reject`. */
+const append = (n: number, resolve: () => void, reject: (error: unknown) => void = () => {}): PendingAppend => ({
+  operations: [op(n)],
+  firstPosition: n,
+  lastPosition: n,
+  resolve,
+  reject,
+})
 
 describe('GroupCommitter', () => {
   it('batches appends that arrive while a write is in flight, and acks none before its write lands', async () => {
@@ -13,7 +21,7 @@ describe('GroupCommitter', () => {
     })
     const acked: number[] = []
     const submit = (n: number) =>
-      new Promise<void>((resolve) => committer.submit({ operations: [op(n)], lastPosition: n, resolve })).then(() => acked.push(n))
+      new Promise<void>((resolve) => committer.submit(append(n, resolve))).then(() => acked.push(n))
     const first = submit(1)
     await new Promise((resolve) => setImmediate(resolve))
     const rest = [2, 3, 4].map(submit)
@@ -37,13 +45,16 @@ describe('GroupCommitter', () => {
     const errors: unknown[] = []
     const committer = new GroupCommitter(
       async (operations) => {
-        if (failures-- > 0) throw new Error('disk full')
+        if (failures-- > 0) {
+          errors.push(new Error('disk full'))
+          throw errors[errors.length - 1]
+        }
         landed.push(...operations.map((operation) => operation.key[0]!))
       },
-      { retryDelayMs: 1, onWriteError: (error) => errors.push(error) },
+      { retryDelayMs: 1 },
     )
     const all = [1, 2, 3].map(
-      (n) => new Promise<void>((resolve) => committer.submit({ operations: [op(n)], lastPosition: n, resolve })),
+      (n) => new Promise<void>((resolve) => committer.submit(append(n, resolve))),
     )
     await Promise.all(all)
     expect(landed).toEqual([1, 2, 3])
@@ -55,7 +66,7 @@ describe('GroupCommitter', () => {
     const sizes: number[] = []
     const committer = new GroupCommitter(async (operations) => void sizes.push(operations.length))
     await Promise.all(
-      Array.from({ length: 5 }, (_, n) => new Promise<void>((resolve) => committer.submit({ operations: [op(n)], lastPosition: n, resolve }))),
+      Array.from({ length: 5 }, (_, n) => new Promise<void>((resolve) => committer.submit(append(n, resolve)))),
     )
     expect(sizes).toEqual([5])
   })
@@ -64,7 +75,7 @@ describe('GroupCommitter', () => {
     const sizes: number[] = []
     const committer = new GroupCommitter(async (operations) => void sizes.push(operations.length), { maxOperations: 3 })
     const all = Array.from({ length: 7 }, (_, n) =>
-      new Promise<void>((resolve) => committer.submit({ operations: [op(n)], lastPosition: n, resolve })),
+      new Promise<void>((resolve) => committer.submit(append(n, resolve))),
     )
     await Promise.all(all)
     expect(sizes).toEqual([3, 3, 1])
