@@ -4,8 +4,8 @@ import * as Y from 'yjs'
 import { openEngine, type Engine } from '../core/engine.js'
 import type { EventInput } from '../core/log/eventStore.js'
 import {
-  fmtInt, fmtMs, fmtRate, fmtRatio, now, percentile, printTable, printTargets, settle, withTempDir,
-  type Benchmark, type TargetResult,
+  fmtInt, fmtMs, fmtRate, fmtRatio, now, percentile, printTable, settle, sized, withTempDir,
+  type Benchmark, type RunOptions, type TargetResult,
 } from './util.js'
 
 /**
@@ -15,8 +15,6 @@ import {
  * disk's speed during the run shows up in both sides.
  */
 
-const PHASE_MS = Number(process.env.QUIRE_BENCH_APPEND_MS ?? 3_000)
-const WARMUP_MS = 500
 const CONCURRENCIES = [1, 8, 64] as const
 
 interface Phase {
@@ -87,10 +85,12 @@ async function appenders(engine: Engine, event: EventInput, concurrency: number,
   return { label, count, milliseconds: now() - started, latencies, cpuMicros: cpuSince(cpu) }
 }
 
-async function run(): Promise<TargetResult[]> {
+async function run(options: RunOptions): Promise<TargetResult[]> {
+  const phaseMs = sized(options, 'QUIRE_BENCH_APPEND_MS', 3_000, 150)
+  const warmupMs = sized(options, undefined, 500, 100)
   const update = keystrokeUpdate()
   const event: EventInput = { type: 'document.changed', actor: { kind: 'peer', peer: 'bench' }, data: { update } }
-  console.log(`payload: a ${update.length}-byte Yjs update; ${PHASE_MS} ms per phase after ${WARMUP_MS} ms warm-ups`)
+  console.log(`payload: a ${update.length}-byte Yjs update; ${phaseMs} ms per phase after ${warmupMs} ms warm-ups`)
 
   return withTempDir('append-raw', (rawDir) =>
     withTempDir('append-engine', async (engineDir) => {
@@ -99,20 +99,20 @@ async function run(): Promise<TargetResult[]> {
       const engine = await openEngine(engineDir)
       try {
         // Warm-ups: JIT, LevelDB files and the disk's write path, for both sides.
-        let written = (await rawSyncedPuts(raw, update, WARMUP_MS, 'warm-up', 0)).count
-        await appenders(engine, event, 1, WARMUP_MS, 'warm-up', 0)
-        await appenders(engine, event, 64, WARMUP_MS, 'warm-up', 1)
+        let written = (await rawSyncedPuts(raw, update, warmupMs, 'warm-up', 0)).count
+        await appenders(engine, event, 1, warmupMs, 'warm-up', 0)
+        await appenders(engine, event, 64, warmupMs, 'warm-up', 1)
         await settle()
 
-        const rawBefore = await rawSyncedPuts(raw, update, PHASE_MS, 'raw before', written)
+        const rawBefore = await rawSyncedPuts(raw, update, phaseMs, 'raw before', written)
         written += rawBefore.count
         await settle()
         const phases: Phase[] = []
         for (const [index, concurrency] of CONCURRENCIES.entries()) {
-          phases.push(await appenders(engine, event, concurrency, PHASE_MS, `${concurrency} appender${concurrency > 1 ? 's' : ''}`, index + 2))
+          phases.push(await appenders(engine, event, concurrency, phaseMs, `${concurrency} appender${concurrency > 1 ? 's' : ''}`, index + 2))
           await settle()
         }
-        const rawAfter = await rawSyncedPuts(raw, update, PHASE_MS, 'raw after', written)
+        const rawAfter = await rawSyncedPuts(raw, update, phaseMs, 'raw after', written)
         const rawPooled: Phase = {
           label: 'raw synced put (pooled)',
           count: rawBefore.count + rawAfter.count,
@@ -158,7 +158,6 @@ async function run(): Promise<TargetResult[]> {
           { benchmark: 'append', name: '1 appender p50 / raw synced put p50', ratio: latencyRatio, target: '≤ 1.5x', met: latencyRatio <= 1.5 },
         ]
         console.log('CPU/event: process CPU time (all threads) per event; near the wall time per event means CPU-bound.')
-        printTargets('append', targets)
         return targets
       } finally {
         await engine.close()

@@ -1,7 +1,7 @@
 import { parseDocument } from 'yaml'
 import { applyPatches } from '../core/workflow/applyPatches.js'
 import type { IRPatch } from '../core/workflow/patches.js'
-import { fmtInt, fmtMs, fmtRatio, median, now, printTable, printTargets, type Benchmark, type TargetResult } from './util.js'
+import { fmtInt, fmtMs, fmtRatio, median, now, printTable, sized, type Benchmark, type RunOptions, type TargetResult } from './util.js'
 
 /**
  * `workflow.apply_patch` on a large workflow (~2,000 lines: many jobs with steps, comments, with: blocks, needs)
@@ -15,9 +15,9 @@ import { fmtInt, fmtMs, fmtRatio, median, now, printTable, printTargets, type Be
  * more would mean the edits themselves, not the parses, dominate.
  */
 
-const RUNS = Number(process.env.QUIRE_BENCH_PATCH_RUNS ?? 30)
-const WARMUP = 5
+/** Jobs of the workflow: ~2,000 lines in a full run, ~600 in a smoke run. */
 const JOBS = 70
+const SMOKE_JOBS = 20
 
 /** A deterministic workflow of `jobs` jobs, each with needs, a matrix, comments, blank lines and several steps. */
 export function largeWorkflow(jobs: number): string {
@@ -35,16 +35,17 @@ export function largeWorkflow(jobs: number): string {
   return lines.join('\n') + '\n'
 }
 
-const PATCHES: IRPatch[] = [
-  { kind: 'with.set', jobId: `job${JOBS / 2}`, stepIndex: 1, key: 'cache', value: 'pnpm' },
-  { kind: 'needs.add', jobId: `job${JOBS - 1}`, ref: 'job0' },
-  { kind: 'job.set', jobId: `job${JOBS - 1}`, path: 'timeout-minutes', value: 30 },
+/** A typical call's patches on a workflow of `jobs` jobs: one in the middle, two on the last job. */
+const patchesFor = (jobs: number): IRPatch[] => [
+  { kind: 'with.set', jobId: `job${Math.floor(jobs / 2)}`, stepIndex: 1, key: 'cache', value: 'pnpm' },
+  { kind: 'needs.add', jobId: `job${jobs - 1}`, ref: 'job0' },
+  { kind: 'job.set', jobId: `job${jobs - 1}`, path: 'timeout-minutes', value: 30 },
 ]
 
-function time(body: () => void): number[] {
-  for (let index = 0; index < WARMUP; index++) body()
+function time(body: () => void, runs: number, warmups: number): number[] {
+  for (let index = 0; index < warmups; index++) body()
   const samples: number[] = []
-  for (let index = 0; index < RUNS; index++) {
+  for (let index = 0; index < runs; index++) {
     const start = now()
     body()
     samples.push(now() - start)
@@ -52,22 +53,27 @@ function time(body: () => void): number[] {
   return samples
 }
 
-async function run(): Promise<TargetResult[]> {
-  const source = largeWorkflow(JOBS)
+async function run(options: RunOptions): Promise<TargetResult[]> {
+  const runs = sized(options, 'QUIRE_BENCH_PATCH_RUNS', 30, 2)
+  const warmups = sized(options, undefined, 5, 1)
+  const timed = (body: () => void) => median(time(body, runs, warmups))
+  const jobs = options.smoke ? SMOKE_JOBS : JOBS
+  const patches = patchesFor(jobs)
+  const source = largeWorkflow(jobs)
   let patched = ''
   let roundTrip = ''
-  const ours = median(time(() => (patched = applyPatches(source, PATCHES))))
-  const reference = median(time(() => (roundTrip = parseDocument(source, { version: '1.2' }).toString())))
-  const single = median(time(() => applyPatches(source, PATCHES.slice(0, 1))))
-  const parseOnly = median(time(() => parseDocument(source, { version: '1.2' })))
+  const ours = timed(() => (patched = applyPatches(source, patches)))
+  const reference = timed(() => (roundTrip = parseDocument(source, { version: '1.2' }).toString()))
+  const single = timed(() => applyPatches(source, patches.slice(0, 1)))
+  const parseOnly = timed(() => parseDocument(source, { version: '1.2' }))
   const changedLines = (text: string) => {
     const before = source.split('\n')
     const after = new Set(text.split('\n'))
     return before.filter((line) => !after.has(line)).length
   }
-  console.log(`workflow: ${fmtInt(source.split('\n').length)} lines, ${fmtInt(source.length)} characters, ${JOBS} jobs; ${RUNS} runs after ${WARMUP} warm-ups, medians`)
+  console.log(`workflow: ${fmtInt(source.split('\n').length)} lines, ${fmtInt(source.length)} characters, ${jobs} jobs; ${runs} runs after ${warmups} warm-ups, medians`)
   printTable('apply-patch: time per call', ['measure', 'median', 'original lines lost'], [
-    [`applyPatches, ${PATCHES.length} patches`, fmtMs(ours), fmtInt(changedLines(patched))],
+    [`applyPatches, ${patches.length} patches`, fmtMs(ours), fmtInt(changedLines(patched))],
     ['applyPatches, 1 patch', fmtMs(single), '-'],
     ['parseDocument + toString (reference)', fmtMs(reference), fmtInt(changedLines(roundTrip))],
     ['parseDocument alone', fmtMs(parseOnly), '-'],
@@ -76,11 +82,10 @@ async function run(): Promise<TargetResult[]> {
   const ratio = ours / reference
   const singleRatio = single / reference
   const targets: TargetResult[] = [
-    { benchmark: 'apply-patch', name: `applyPatches (${PATCHES.length} patches) / parse + toString`, ratio, target: '≤ 3.5x', met: ratio <= 3.5 },
+    { benchmark: 'apply-patch', name: `applyPatches (${patches.length} patches) / parse + toString`, ratio, target: '≤ 3.5x', met: ratio <= 3.5 },
     { benchmark: 'apply-patch', name: 'applyPatches (1 patch) / parse + toString', ratio: singleRatio, target: '≤ 1.5x', met: singleRatio <= 1.5 },
   ]
-  printTargets('apply-patch', targets)
-  console.log(`ratio detail: ${fmtRatio(ratio)} for ${PATCHES.length} patches, ${fmtRatio(singleRatio)} for one`)
+  console.log(`ratio detail: ${fmtRatio(ratio)} for ${patches.length} patches, ${fmtRatio(singleRatio)} for one`)
   return targets
 }
 

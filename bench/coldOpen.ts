@@ -5,9 +5,10 @@ import { openEngine } from '../core/engine.js'
 import { ingestTrace } from '../adapters/trace/ingestTrace.js'
 import type { ColdOpenSample } from './coldOpenChild.js'
 import {
-  fmtInt, fmtMs, fmtRatio, median, printTable, printTargets, runChild, tracePath, withTempDir,
-  type Benchmark, type TargetResult,
+  fmtInt, fmtMs, fmtRatio, median, printTable, runChild, sized, withTempDir,
+  type Benchmark, type RunOptions, type TargetResult,
 } from './util.js'
+import { tracePath } from './trace.js'
 
 /**
  * Cold open of an ingested document: after the ingest the engine is closed (which snapshots), then fresh processes
@@ -16,10 +17,9 @@ import {
  * finds Yjs's code already compiled); medians over all processes.
  */
 
-const PROCESSES = Number(process.env.QUIRE_BENCH_COLD_RUNS ?? 10)
-
-async function run(): Promise<TargetResult[]> {
-  const path = tracePath()
+async function run(options: RunOptions): Promise<TargetResult[]> {
+  const processes = sized(options, 'QUIRE_BENCH_COLD_RUNS', 10, 2)
+  const path = tracePath(options)
   return withTempDir('cold-open', async (dir) => {
     const home = join(dir, 'home')
     const statePath = join(dir, 'state.bin')
@@ -39,7 +39,7 @@ async function run(): Promise<TargetResult[]> {
     }
 
     const samples: ColdOpenSample[] = []
-    for (let index = 0; index < PROCESSES; index++) {
+    for (let index = 0; index < processes; index++) {
       const order = index % 2 === 0 ? 'engine-first' : 'yjs-first'
       const sample = await runChild<ColdOpenSample>('coldOpenChild.js', [home, docId, statePath, order])
       if (!sample.sameContent || sample.contentLength !== contentLength) throw new Error('cold-opened content differs from the ingested document')
@@ -54,7 +54,7 @@ async function run(): Promise<TargetResult[]> {
     const getCold = pick(engineFirst, 'getMs')
     const yjsCold = pick(yjsFirst, 'yjsMs')
     printTable(
-      `cold-open: ${PROCESSES} fresh processes, medians`,
+      `cold-open: ${processes} fresh processes, medians`,
       ['measure', 'all runs', 'when first', 'when second'],
       [
         ['openEngine (LevelDB open)', fmtMs(pick(samples, 'openMs')), fmtMs(pick(engineFirst, 'openMs')), fmtMs(pick(yjsFirst, 'openMs'))],
@@ -70,7 +70,6 @@ async function run(): Promise<TargetResult[]> {
       { benchmark: 'cold-open', name: 'documents.get / Y.applyUpdate (all runs)', ratio, target: '≤ 2x', met: ratio <= 2 },
       { benchmark: 'cold-open', name: 'same, each side measured first', ratio: coldRatio, target: '≤ 2x', met: coldRatio <= 2 },
     ]
-    printTargets('cold-open', targets)
     return targets
   })
 }

@@ -8,8 +8,9 @@ import { WebsocketProvider } from 'y-websocket'
 import { readTrace } from '../adapters/trace/traceFile.js'
 import { processCpuMs, selfCpuMs } from './mcpSupport.js'
 import { rssKiB, startQuire, startReference, type FanoutServer } from './fanoutServers.js'
+import { tracePath } from './trace.js'
 import {
-  fmtMs, now, percentile, printTable, printTargets, tracePath, withTempDir, type Benchmark, type TargetResult,
+  fmtMs, now, percentile, printTable, printTargets, sized, unjudged, withTempDir, type Benchmark, type RunOptions, type TargetResult,
 } from './util.js'
 
 /**
@@ -26,13 +27,29 @@ import {
  * idle open document, 50 documents of 2 KB with one idle peer each, documents not loaded before their peer comes.
  */
 
-const RATE = Number(process.env.QUIRE_BENCH_FANOUT_RATE ?? 200)
-const PHASE_MS = Number(process.env.QUIRE_BENCH_FANOUT_MS ?? 5_000)
-const PEER_COUNTS = [1, 10, 50]
-const IDLE_DOCS = 50
-const WARM_ROOMS = 5
 const TYPIST = 1
 const TARGET = 1.5
+
+interface Sizes {
+  readonly rate: number
+  readonly phaseMs: number
+  readonly peerCounts: readonly number[]
+  readonly idleDocs: number
+  readonly warmRooms: number
+  /** How long the server is left alone before each RSS reading (its heap settling). */
+  readonly quietMs: number
+}
+
+function sizesFor(options: RunOptions): Sizes {
+  return {
+    rate: sized(options, 'QUIRE_BENCH_FANOUT_RATE', 200, 200),
+    phaseMs: sized(options, 'QUIRE_BENCH_FANOUT_MS', 5_000, 300),
+    peerCounts: options.smoke ? [1, 10] : [1, 10, 50],
+    idleDocs: sized(options, undefined, 50, 5),
+    warmRooms: sized(options, undefined, 5, 1),
+    quietMs: sized(options, undefined, 2_000, 200),
+  }
+}
 
 interface PhaseResult {
   readonly server: string
@@ -78,7 +95,8 @@ function close(peers: readonly Peer[]): void {
   }
 }
 
-async function phase(server: FanoutServer, receivers: number, patches: readonly (readonly [number, number, string])[][]): Promise<PhaseResult> {
+async function phase(sizes: Sizes, server: FanoutServer, receivers: number, patches: readonly (readonly [number, number, string])[][]): Promise<PhaseResult> {
+  const { rate, phaseMs } = sizes
   const room = await server.newDocument('')
   const typist = connect(server, room, TYPIST)
   const peers = Array.from({ length: receivers }, () => connect(server, room))
@@ -98,12 +116,12 @@ async function phase(server: FanoutServer, receivers: number, patches: readonly 
     })
   })
   const text = typist.doc.getText('source')
-  const count = Math.min(patches.length, Math.round((PHASE_MS / 1000) * RATE))
+  const count = Math.min(patches.length, Math.round((phaseMs / 1000) * rate))
   const cpu = processCpuMs(server.pid)
   const benchCpu = selfCpuMs()
   const start = now()
   for (let index = 0; index < count; index++) {
-    const due = start + (index * 1000) / RATE
+    const due = start + (index * 1000) / rate
     const wait = due - now()
     if (wait > 1) await sleep(wait)
     const t0 = now()
@@ -126,19 +144,19 @@ async function phase(server: FanoutServer, receivers: number, patches: readonly 
   return { server: server.name, peers: receivers, edits: count, p50: percentile(latencies, 50), p99: percentile(latencies, 99), serverCpuS, benchCpuS }
 }
 
-/** RSS growth per document when `IDLE_DOCS` documents each get one idle peer (rooms[0..WARM_ROOMS) warm up). */
-async function idleMemory(server: FanoutServer, rooms: readonly string[], content: string): Promise<number> {
+/** RSS growth per document when `idleDocs` documents each get one idle peer (rooms[0..warmRooms) warm up). */
+async function idleMemory(sizes: Sizes, server: FanoutServer, rooms: readonly string[], content: string): Promise<number> {
   // Warm up the code paths (a few rooms, then gone) and let the heap settle, so the baseline includes them.
-  const warm = rooms.slice(0, WARM_ROOMS).map((room) => connect(server, room))
+  const warm = rooms.slice(0, sizes.warmRooms).map((room) => connect(server, room))
   await Promise.all(warm.map((peer) => synced(peer)))
   close(warm)
-  await sleep(2_000)
+  await sleep(sizes.quietMs)
   const before = steadyRss(server.pid)
-  const peers = rooms.slice(WARM_ROOMS).map((room) => connect(server, room))
+  const peers = rooms.slice(sizes.warmRooms).map((room) => connect(server, room))
   await Promise.all(peers.map((peer) => synced(peer)))
   // The reference holds only what peers bring: each idle peer brings the same 2 KB Quire's documents hold.
   if (server.name !== 'quire') for (const peer of peers) peer.doc.getText('source').insert(0, content)
-  await sleep(2_000)
+  await sleep(sizes.quietMs)
   const after = steadyRss(server.pid)
   close(peers)
   return (after - before) / peers.length
@@ -151,10 +169,12 @@ function steadyRss(pid: number): number {
   return percentile(readings, 50)
 }
 
-async function run(): Promise<TargetResult[]> {
+async function run(options: RunOptions): Promise<TargetResult[]> {
+  const sizes = sizesFor(options)
+  const { rate, phaseMs, peerCounts, idleDocs, warmRooms } = sizes
   // Every WebsocketProvider adds a process 'exit' listener in Node; 100 of them are expected here.
   process.setMaxListeners(Math.max(process.getMaxListeners(), 200))
-  const trace = await readTrace(tracePath())
+  const trace = await readTrace(tracePath(options))
   if (trace.kind !== 'sequential') throw new Error('the fan-out benchmark types a sequential trace')
   const patches = trace.txns.map((txn) => txn.patches)
   const content = trace.endContent.slice(0, 2_048)
@@ -167,16 +187,16 @@ async function run(): Promise<TargetResult[]> {
     const quire = await startQuire(join(dir, 'home'), workspace)
     const reference = await startReference()
     try {
-      for (const peers of PEER_COUNTS) {
+      for (const peers of peerCounts) {
         // Alternate which server goes first, so neither always runs on a warmer machine.
         const order = peers === 10 ? [reference, quire] : [quire, reference]
-        for (const server of order) results.push(await phase(server, peers, patches))
+        for (const server of order) results.push(await phase(sizes, server, peers, patches))
       }
       const quireRooms: string[] = []
-      for (let index = 0; index < WARM_ROOMS + IDLE_DOCS; index++) quireRooms.push(await quire.newDocument(content))
+      for (let index = 0; index < warmRooms + idleDocs; index++) quireRooms.push(await quire.newDocument(content))
       const restarted = await quire.restart()
       try {
-        memory.set('quire', await idleMemory(restarted, quireRooms, content))
+        memory.set('quire', await idleMemory(sizes, restarted, quireRooms, content))
       } finally {
         await restarted.stop()
       }
@@ -186,8 +206,8 @@ async function run(): Promise<TargetResult[]> {
       const freshReference = await startReference()
       try {
         const referenceRooms: string[] = []
-        for (let index = 0; index < WARM_ROOMS + IDLE_DOCS; index++) referenceRooms.push(await freshReference.newDocument(content))
-        memory.set('reference', await idleMemory(freshReference, referenceRooms, content))
+        for (let index = 0; index < warmRooms + idleDocs; index++) referenceRooms.push(await freshReference.newDocument(content))
+        memory.set('reference', await idleMemory(sizes, freshReference, referenceRooms, content))
       } finally {
         await freshReference.stop()
       }
@@ -198,7 +218,7 @@ async function run(): Promise<TargetResult[]> {
   })
 
   printTable(
-    `fanout: one typist at ${RATE} edits/s for ${PHASE_MS / 1000} s (automerge-paper), latency to each other peer`,
+    `fanout: one typist at ${rate} edits/s for ${phaseMs / 1000} s (${options.smoke ? 'synthetic trace' : 'automerge-paper'}), latency to each other peer`,
     ['server', 'peers', 'edits', 'p50', 'p99', 'server CPU', 'bench CPU'],
     results.map((result) => [
       result.server, String(result.peers), String(result.edits), fmtMs(result.p50), fmtMs(result.p99),
@@ -206,12 +226,12 @@ async function run(): Promise<TargetResult[]> {
     ]),
   )
   printTable(
-    `fanout: RSS growth per idle open document (${IDLE_DOCS} documents of 2 KB, one idle peer each)`,
+    `fanout: RSS growth per idle open document (${idleDocs} documents of 2 KB, one idle peer each)`,
     ['server', 'per document'],
     [...memory].map(([server, kib]) => [server, `${kib.toFixed(1)} KiB`]),
   )
   const targets: TargetResult[] = []
-  for (const peers of PEER_COUNTS) {
+  for (const peers of peerCounts) {
     const ours = results.find((result) => result.server === 'quire' && result.peers === peers)!
     const theirs = results.find((result) => result.server !== 'quire' && result.peers === peers)!
     const p99 = ours.p99 / theirs.p99
@@ -221,7 +241,6 @@ async function run(): Promise<TargetResult[]> {
   }
   const memoryRatio = memory.get('quire')! / memory.get('reference')!
   targets.push({ benchmark: 'fanout', name: 'RSS per idle document (quire/reference)', ratio: memoryRatio, target: 'record', met: null })
-  printTargets('fanout', targets)
   return targets
 }
 
@@ -233,8 +252,12 @@ export const fanoutBenchmark: Benchmark = {
 
 /** `node dist/bench/fanout.js` runs this benchmark alone (bench/run.ts registers it for the suite). */
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  run().then(
-    () => process.exit(0),
+  const options: RunOptions = { smoke: process.argv.includes('--smoke') }
+  run(options).then(
+    (targets) => {
+      printTargets('fanout', options.smoke ? unjudged(targets) : targets)
+      process.exit(0)
+    },
     (error: unknown) => {
       console.error(error)
       process.exit(1)

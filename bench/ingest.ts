@@ -6,16 +6,16 @@ import { readTrace, type Trace } from '../adapters/trace/traceFile.js'
 import { traceUpdates } from '../adapters/trace/tracePeers.js'
 import { applyTracePlain } from './plainYjs.js'
 import {
-  fmtInt, fmtMs, fmtRate, fmtRatio, median, now, printTable, printTargets, settle, tracePath, withTempDir,
-  type Benchmark, type TargetResult,
+  fmtInt, fmtMs, fmtRate, fmtRatio, median, now, printTable, settle, sized, withTempDir,
+  type Benchmark, type RunOptions, type TargetResult,
 } from './util.js'
+import { tracePath } from './trace.js'
 
 /**
  * Durable trace ingest (`ingestTrace`: one fsync'd event per edit) against (a) the same edits applied to a plain
  * in-memory Y.Doc and (b) y-leveldb storing the same updates one by one, as y-websocket's server does.
  */
 
-const RUNS = Number(process.env.QUIRE_BENCH_INGEST_RUNS ?? 5)
 /** y-leveldb is measured on a prefix when the whole trace would take longer than this. */
 const YLEVELDB_BUDGET_MS = 60_000
 const YLEVELDB_PREFIX = 50_000
@@ -57,8 +57,9 @@ async function yLeveldb(updates: readonly Uint8Array[], dir: string): Promise<YL
   }
 }
 
-async function run(): Promise<TargetResult[]> {
-  const path = tracePath()
+async function run(options: RunOptions): Promise<TargetResult[]> {
+  const runs = sized(options, 'QUIRE_BENCH_INGEST_RUNS', 5, 1)
+  const path = tracePath(options)
   const parseStarted = now()
   const trace: Trace = await readTrace(path)
   const parseMs = now() - parseStarted
@@ -69,7 +70,7 @@ async function run(): Promise<TargetResult[]> {
   // Alternate the two so neither always runs on a warmer JIT or a calmer machine.
   const plainMs: number[] = []
   const ingests: IngestResult[] = []
-  for (let round = 0; round < RUNS; round++) {
+  for (let round = 0; round < runs; round++) {
     const plain = applyTracePlain(trace)
     if (plain.doc.getText('source').toString() !== trace.endContent) throw new Error('plain Y.Doc replay does not end at endContent')
     plain.doc.destroy()
@@ -92,7 +93,7 @@ async function run(): Promise<TargetResult[]> {
   const plainMedian = median(plainMs)
   const ingestRate = (edits / ingestMs) * 1000
   printTable(
-    `ingest: ${fmtInt(edits)} edits (median of ${RUNS} runs where repeated)`,
+    `ingest: ${fmtInt(edits)} edits (median of ${runs} runs where repeated)`,
     ['run', 'time', 'edits/s', 'runs'],
     [
       ['plain in-memory Y.Doc (edits only)', fmtMs(plainMedian), fmtRate((edits / plainMedian) * 1000), plainMs.map(fmtMs).join(', ')],
@@ -117,14 +118,13 @@ async function run(): Promise<TargetResult[]> {
   }
 
   const best = Math.min(...ingests.map((result) => result.milliseconds)) / Math.min(...plainMs)
-  console.log(`       best of ${RUNS} each (least disturbed by other work on the machine): ingest / plain = ${fmtRatio(best)}`)
+  console.log(`       best of ${runs} each (least disturbed by other work on the machine): ingest / plain = ${fmtRatio(best)}`)
   const plainRatio = ingestMs / plainMedian
   const ylevelRatio = ylevelFullMs / ingestMs
   const targets: TargetResult[] = [
     { benchmark: 'ingest', name: 'ingest time / plain Y.Doc time', ratio: plainRatio, target: '≤ 3x', met: plainRatio <= 3 },
     { benchmark: 'ingest', name: 'y-leveldb time / ingest time', ratio: ylevelRatio, target: '> 1x', met: ylevelRatio > 1 },
   ]
-  printTargets('ingest', targets)
   return targets
 }
 

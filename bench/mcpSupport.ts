@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { open, readFile, rename } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -99,10 +100,35 @@ export async function launchStdio(script: string, args: readonly string[], name:
 }
 
 /**
- * `quire mcp --workspace DIR` over stdio, with its own data directory `home` (embedded core, no daemon).
+ * The review backlog limit of every data directory these benchmarks start Quire on, instead of the default 20
+ * (the setting `reviewBacklogLimit`, DOC.WRITE.18): the benchmarks write hundreds of times per document with no
+ * person reviewing in between, and at the default `document.write` would refuse with REVIEW_BACKLOG_FULL after 20.
+ * 100,000 is the setting's maximum.
+ */
+export const BENCH_REVIEW_BACKLOG_LIMIT = 100_000
+
+/** What the MCP benchmarks print about it, so a reader of the output knows the limit was raised. */
+export const REVIEW_BACKLOG_NOTE =
+  `review backlog: reviewBacklogLimit set to ${BENCH_REVIEW_BACKLOG_LIMIT.toLocaleString('en-US')} (the default is 20) ` +
+  'in the data directory before the server starts, so no write is refused with REVIEW_BACKLOG_FULL'
+
+/**
+ * Sets the review backlog limit of the data directory `home` the way a person would, `quire settings set`, before
+ * any server owns it (so the CLI writes the setting through the embedded core).
+ */
+async function raiseReviewBacklogLimit(home: string): Promise<void> {
+  await promisify(execFile)(process.execPath, [CLI, '--home', home, 'settings', 'set', 'reviewBacklogLimit', String(BENCH_REVIEW_BACKLOG_LIMIT)], {
+    env: childEnv(),
+  })
+}
+
+/**
+ * `quire mcp --workspace DIR` over stdio, with its own data directory `home` (embedded core, no daemon), its review
+ * backlog limit raised first (BENCH_REVIEW_BACKLOG_LIMIT).
  * QUIRE_BENCH_MCP_NODE_ARGS adds Node flags to the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export function launchQuireStdio(home: string, workspace: string): Promise<McpConnection> {
+export async function launchQuireStdio(home: string, workspace: string): Promise<McpConnection> {
+  await raiseReviewBacklogLimit(home)
   return launchStdio(CLI, ['--home', home, 'mcp', '--workspace', workspace], 'quire-stdio', serverNodeArgs())
 }
 
@@ -115,7 +141,7 @@ function serverNodeArgs(): string[] {
   return (process.env.QUIRE_BENCH_MCP_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)
 }
 
-/** `quire serve` in a child process, reached over Streamable HTTP. */
+/** `quire serve` in a child process, reached over Streamable HTTP, its review backlog limit raised first. */
 export interface Daemon {
   readonly pid: number
   connect(name: string): Promise<McpConnection>
@@ -123,6 +149,7 @@ export interface Daemon {
 }
 
 export async function launchDaemon(home: string, workspace: string): Promise<Daemon> {
+  await raiseReviewBacklogLimit(home)
   const child: ChildProcess = spawn(process.execPath, [...serverNodeArgs(), CLI, '--home', home, 'serve', '--workspace', workspace], {
     env: childEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,9 +1,10 @@
 import { join } from 'node:path'
 import type { RssSample } from './rssChild.js'
 import {
-  fmtMiB, fmtMs, fmtRatio, median, printTable, printTargets, runChild, tracePath, withTempDir,
-  type Benchmark, type TargetResult,
+  fmtMiB, fmtMs, fmtRatio, median, printTable, runChild, sized, withTempDir,
+  type Benchmark, type RunOptions, type TargetResult,
 } from './util.js'
+import { tracePath } from './trace.js'
 
 /**
  * Peak RSS of a durable trace ingest against the plain Y.Doc replay of the same trace, each in its own fresh
@@ -16,14 +17,14 @@ import {
  * disagreement is pointed out.
  */
 
-const RUNS = Number(process.env.QUIRE_BENCH_RSS_RUNS ?? 3)
 const MODES = ['idle', 'plain', 'ingest'] as const
 type Mode = (typeof MODES)[number]
 
-async function run(): Promise<TargetResult[]> {
-  const path = tracePath()
+async function run(options: RunOptions): Promise<TargetResult[]> {
+  const runs = sized(options, 'QUIRE_BENCH_RSS_RUNS', 3, 1)
+  const path = tracePath(options)
   const samples = new Map<Mode, RssSample[]>(MODES.map((mode) => [mode, []]))
-  for (let round = 0; round < RUNS; round++) {
+  for (let round = 0; round < runs; round++) {
     samples.get('idle')!.push(await runChild<RssSample>('rssChild.js', ['idle']))
     samples.get('plain')!.push(await runChild<RssSample>('rssChild.js', ['plain', path]))
     samples.get('ingest')!.push(
@@ -42,7 +43,7 @@ async function run(): Promise<TargetResult[]> {
     mode === 'idle' ? '-' : fmtMs(median(samples.get(mode)!.map((sample) => sample.milliseconds))),
   ]
   printTable(
-    `rss: peak RSS, fresh process each, median of ${RUNS}`,
+    `rss: peak RSS, fresh process each, median of ${runs}`,
     ['run', 'maxRSS', 'VmHWM', 'maxRSS of each run', 'time'],
     [row('idle (modules loaded)', 'idle'), row('plain Y.Doc replay (incl. parse)', 'plain'), row('ingestTrace (durable)', 'ingest')],
   )
@@ -63,7 +64,6 @@ async function run(): Promise<TargetResult[]> {
       console.log('maxRSS and VmHWM disagree for the measured runs: trust VmHWM, maxRSS includes memory inherited from this process.')
     }
   }
-  printTargets('rss', targets)
   return targets
 }
 

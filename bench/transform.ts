@@ -1,6 +1,6 @@
 import { pangu as panguInstance } from 'pangu'
 import { transformText, type CjkTransformKind } from '../core/text/cjk/transform.js'
-import { fmtInt, fmtMs, fmtRatio, median, now, printTable, printTargets, random, type Benchmark, type TargetResult } from './util.js'
+import { fmtInt, fmtMs, fmtRatio, median, now, printTable, random, sized, type Benchmark, type RunOptions, type TargetResult } from './util.js'
 
 /**
  * `document.transform`'s pure CJK rewrites on a deterministic ~1 MB mixed Chinese/English Markdown document:
@@ -8,8 +8,9 @@ import { fmtInt, fmtMs, fmtRatio, median, now, printTable, printTargets, random,
  * `cjk-punctuation` / `cjk-format` as recorded figures.
  */
 
-const RUNS = Number(process.env.QUIRE_BENCH_TRANSFORM_RUNS ?? 15)
 const TARGET_BYTES = 1_000_000
+/** A smoke run's document: big enough for every rule to fire, small enough for milliseconds per run. */
+const SMOKE_BYTES = 50_000
 
 /** pangu 7.2.1's Node typings reference a declaration file the package does not ship; this is its real API. */
 const pangu = panguInstance as unknown as { spacingText(text: string): string }
@@ -55,10 +56,10 @@ export function buildDocument(bytes = TARGET_BYTES): string {
  * Median milliseconds of each body, measured interleaved (one run of each per round, after two warm-up rounds) so
  * that GC pauses and machine noise fall on all of them alike rather than on whichever happened to run last.
  */
-function timeInterleaved(bodies: readonly (() => string)[]): number[] {
+function timeInterleaved(bodies: readonly (() => string)[], runs: number): number[] {
   for (let round = 0; round < 2; round++) for (const body of bodies) body()
   const samples = bodies.map((): number[] => [])
-  for (let round = 0; round < RUNS; round++) {
+  for (let round = 0; round < runs; round++) {
     bodies.forEach((body, index) => {
       const start = now()
       body()
@@ -75,10 +76,10 @@ function timeInterleaved(bodies: readonly (() => string)[]): number[] {
  * 10–15 % worse for whichever ran second; both figures are printed.
  */
 const BLOCK = 5
-function timeInBlocks(bodies: readonly (() => string)[]): number[] {
+function timeInBlocks(bodies: readonly (() => string)[], runs: number): number[] {
   for (const body of bodies) body(), body()
   const samples = bodies.map((): number[] => [])
-  for (let round = 0; round < Math.ceil(RUNS / BLOCK); round++) {
+  for (let round = 0; round < Math.ceil(runs / BLOCK); round++) {
     bodies.forEach((body, index) => {
       for (let run = 0; run < BLOCK; run++) {
         const start = now()
@@ -90,21 +91,22 @@ function timeInBlocks(bodies: readonly (() => string)[]): number[] {
   return samples.map((values) => median(values))
 }
 
-async function run(): Promise<TargetResult[]> {
-  const document = buildDocument()
+async function run(options: RunOptions): Promise<TargetResult[]> {
+  const runs = sized(options, 'QUIRE_BENCH_TRANSFORM_RUNS', 15, 2)
+  const document = buildDocument(options.smoke ? SMOKE_BYTES : TARGET_BYTES)
   console.log(`document: ${fmtInt(Buffer.byteLength(document))} bytes, ${fmtInt(document.length)} UTF-16 units, ${fmtInt(document.split('\n').length)} lines`)
   const kinds: CjkTransformKind[] = ['cjk-spacing', 'cjk-punctuation', 'cjk-format']
   // The target pair is measured together; the other kinds on their own, so their garbage does not bill either side.
   const pair = [() => pangu.spacingText(document), () => transformText('cjk-spacing', document)]
-  const [panguMs, spacingOnly] = timeInBlocks(pair)
-  const [panguInterleaved, spacingInterleaved] = timeInterleaved(pair)
+  const [panguMs, spacingOnly] = timeInBlocks(pair, runs)
+  const [panguInterleaved, spacingInterleaved] = timeInterleaved(pair, runs)
   const figures = new Map<CjkTransformKind, number>([['cjk-spacing', spacingOnly!]])
-  for (const kind of ['cjk-punctuation', 'cjk-format'] as const) figures.set(kind, timeInterleaved([() => transformText(kind, document)])[0]!)
+  for (const kind of ['cjk-punctuation', 'cjk-format'] as const) figures.set(kind, timeInterleaved([() => transformText(kind, document)], runs)[0]!)
   const spacingMs = figures.get('cjk-spacing')!
   const ratio = spacingMs / panguMs!
   console.log(`interleaved single runs instead: pangu ${fmtMs(panguInterleaved!)}, cjk-spacing ${fmtMs(spacingInterleaved!)} (${fmtRatio(spacingInterleaved! / panguInterleaved!)})`)
   printTable(
-    `transform: medians of ${RUNS}+ runs in alternating blocks of ${BLOCK} on the same ~1 MB document`,
+    `transform: medians of ${runs}+ runs in alternating blocks of ${BLOCK} on the same ${fmtInt(Buffer.byteLength(document))}-byte document`,
     ['transform', 'median', 'vs pangu.spacingText'],
     [
       ['pangu.spacingText', fmtMs(panguMs!), '1.00x'],
@@ -117,7 +119,6 @@ async function run(): Promise<TargetResult[]> {
     { benchmark: 'transform', name: 'cjk-punctuation / pangu.spacingText', ratio: figures.get('cjk-punctuation')! / panguMs!, target: '-', met: null },
     { benchmark: 'transform', name: 'cjk-format / pangu.spacingText', ratio: figures.get('cjk-format')! / panguMs!, target: '-', met: null },
   ]
-  printTargets('transform', targets)
   return targets
 }
 

@@ -19,10 +19,33 @@ export interface TargetResult {
   readonly met: boolean | null
 }
 
+/**
+ * How big a run is. A full run (the default) measures what bench/RESULTS.md records. A smoke run (`--smoke`) gives
+ * every benchmark tiny phases and inputs made in this process (no data files), so the whole suite shows in
+ * seconds that every benchmark still runs to the end; its figures mean nothing and its targets are not judged.
+ */
+export interface RunOptions {
+  readonly smoke: boolean
+}
+
 export interface Benchmark {
   readonly name: string
   readonly description: string
-  run(): Promise<TargetResult[]>
+  /** Measures and returns its targets; the runner prints them (and judges them, except in a smoke run). */
+  run(options: RunOptions): Promise<TargetResult[]>
+}
+
+/**
+ * A size of a run: in a full run `$variable` when set (a positive number), else `full`; in a smoke run `smoke`,
+ * whatever the environment says, so a smoke run always stays small.
+ */
+export function sized(options: RunOptions, variable: string | undefined, full: number, smoke: number): number {
+  if (options.smoke) return smoke
+  const raw = variable === undefined ? undefined : process.env[variable]
+  if (raw === undefined || raw === '') return full
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${variable} must be a positive number, not ${JSON.stringify(raw)}`)
+  return value
 }
 
 /** `p` in [0, 100], nearest-rank on a copy of `values`. */
@@ -61,14 +84,6 @@ export async function withTempDir<T>(label: string, body: (path: string) => Prom
   } finally {
     await dir.remove()
   }
-}
-
-/** The editing trace the benchmarks replay: $QUIRE_TRACE, else the automerge-paper trace next to the repo. */
-export function tracePath(): string {
-  const override = process.env.QUIRE_TRACE
-  if (override) return override
-  // dist/bench/util.js → ../../../shared/data/...
-  return fileURLToPath(new URL('../../../shared/data/editing-traces/automerge-paper.json.gz', import.meta.url))
 }
 
 /**
@@ -123,6 +138,11 @@ export function printTargets(benchmark: string, targets: readonly TargetResult[]
     ['ratio', 'measured', 'target', 'met'],
     targets.map((target) => [target.name, fmtRatio(target.ratio), target.target, metLabel(target.met)]),
   )
+}
+
+/** A smoke run's targets, unjudged: its phases are too short for any verdict to mean something. */
+export function unjudged(targets: readonly TargetResult[]): TargetResult[] {
+  return targets.map((target) => ({ ...target, target: `${target.target} (smoke: not judged)`, met: null }))
 }
 
 /** Lets pending I/O callbacks and timers run, and gives GC a chance between phases. */

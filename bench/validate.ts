@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createWorkflowValidator } from '../adapters/actionlint/validator.js'
 import { loadWasmRuntime } from '../adapters/actionlint/wasmRuntime.js'
-import { fmtMs, fmtRatio, median, now, printTable, printTargets, settle, type Benchmark, type TargetResult } from './util.js'
+import { fmtMs, fmtRatio, median, now, printTable, settle, sized, type Benchmark, type RunOptions, type TargetResult } from './util.js'
 
 /**
  * `workflow.validate` through the adapter (the WASM engine on its worker thread: a message each way, a structured
@@ -13,10 +13,11 @@ import { fmtMs, fmtRatio, median, now, printTable, printTargets, settle, type Be
  * first lint).
  *
  * Environment: QUIRE_ACTIONLINT_CORPUS (default: specs/data/actionlint-testdata in the repository),
- * QUIRE_BENCH_VALIDATE_RUNS (rounds, default 7).
+ * QUIRE_BENCH_VALIDATE_RUNS (rounds, default 7). A smoke run lints a few files of each folder, once.
  */
 
-const ROUNDS = Number(process.env.QUIRE_BENCH_VALIDATE_RUNS ?? 7)
+/** Files per folder of a smoke run. */
+const SMOKE_FILES = 3
 
 function corpusDir(): string {
   const override = process.env.QUIRE_ACTIONLINT_CORPUS
@@ -25,18 +26,22 @@ function corpusDir(): string {
   return fileURLToPath(new URL('../../specs/data/actionlint-testdata', import.meta.url))
 }
 
-function corpus(): Array<{ name: string; source: string }> {
+/** The first `perFolder` workflow files of ok/ and examples/ (by name). */
+function corpus(perFolder: number): Array<{ name: string; source: string }> {
   const root = corpusDir()
+  if (!existsSync(root)) throw new Error(`no actionlint corpus at ${root}: set QUIRE_ACTIONLINT_CORPUS`)
   return ['ok', 'examples'].flatMap((folder) =>
     readdirSync(join(root, folder))
       .filter((name) => /\.ya?ml$/.test(name))
       .sort()
+      .slice(0, perFolder)
       .map((name) => ({ name: `${folder}/${name}`, source: readFileSync(join(root, folder, name), 'utf8') })),
   )
 }
 
-async function run(): Promise<TargetResult[]> {
-  const files = corpus()
+async function run(options: RunOptions): Promise<TargetResult[]> {
+  const rounds = sized(options, 'QUIRE_BENCH_VALIDATE_RUNS', 7, 1)
+  const files = corpus(options.smoke ? SMOKE_FILES : Number.POSITIVE_INFINITY)
   const bytes = files.reduce((sum, file) => sum + Buffer.byteLength(file.source), 0)
   console.log(`${files.length} workflow files (ok/ + examples/), ${(bytes / 1024).toFixed(0)} KiB`)
 
@@ -78,7 +83,7 @@ async function run(): Promise<TargetResult[]> {
 
   const directMs: number[] = []
   const adapterMs: number[] = []
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     await settle()
     if (round % 2 === 0) {
       directMs.push(passDirect())
@@ -94,7 +99,7 @@ async function run(): Promise<TargetResult[]> {
   const adapter50 = median(adapterMs)
   const ratio = adapter50 / direct50
   printTable(
-    `validate: ${files.length} files per pass, ${ROUNDS} rounds, medians`,
+    `validate: ${files.length} files per pass, ${rounds} rounds, medians`,
     ['measure', 'per pass', 'per file'],
     [
       ['engine in this thread (reference)', fmtMs(direct50), fmtMs(direct50 / files.length)],
@@ -108,7 +113,6 @@ async function run(): Promise<TargetResult[]> {
     // A figure, not a target: the latency itself is in the name so the summary shows it.
     { benchmark: 'validate', name: `first call (${fmtMs(firstCallMs)}) / one warm validator call`, ratio: firstCallMs / (adapter50 / files.length), target: '-', met: null },
   ]
-  printTargets('validate', targets)
   console.log(`first-call latency: ${fmtMs(firstCallMs)}`)
   return targets
 }
