@@ -19,8 +19,8 @@ export interface AccessRequest {
 /**
  * Who may connect, and how: the port file's token is the person (read-write); an agent token is a read-only peer,
  * because an assistant changes documents through MCP's journal, never around it; `readonly=1` makes any connection
- * read-only. The label names the connection in the log and in presence: the sanitized `name` (else `console`, or
- * `agent.<name>` for an agent), numbered so two connections never share one.
+ * read-only. The label names the connection in the log and in presence: the sanitized `name` (else `console`) for
+ * the person, `agent.<agent>` (then `.<name>`) for an agent, numbered so two connections never share one.
  */
 export function decideAccess(request: AccessRequest, accessToken: string, agents: AgentCommands, serial: () => number): AccessDecision {
   const token = request.token
@@ -38,7 +38,9 @@ export function decideAccess(request: AccessRequest, accessToken: string, agents
     agent = { name: authenticated.name, tokenSha256: authenticated.tokenSha256 }
   }
   const named = request.name === undefined ? '' : sanitize(request.name)
-  return { granted: true, access: { label: `${named || base}-${serial()}`, readOnly, ...(agent ? { agent } : {}) } }
+  // An agent's label always starts with its own name: it can qualify the label, never claim another (`console-3`).
+  const label = agent ? `${base}${named ? `.${named}` : ''}` : named || base
+  return { granted: true, access: { label: `${label}-${serial()}`, readOnly, ...(agent ? { agent } : {}) } }
 }
 
 /** A query flag that is on: `1`, `true` or `yes`. */

@@ -56,7 +56,10 @@ export class PeerSession {
           else this.queue(message.update)
           return
         case 'awareness':
-          this.room.applyAwareness(this.connection, message.entries)
+          // A read-only connection is not one of the person's editors: what it says about itself (focus, mode,
+          // composition, selection, cursors, names) is neither presence the write path trusts nor news for the
+          // other peers, so it is dropped whole, not relayed (see docs/security.md).
+          if (!this.connection.access.readOnly) this.room.applyAwareness(this.connection, message.entries)
           return
         case 'query-awareness': {
           const awareness = this.room.awarenessSnapshot()

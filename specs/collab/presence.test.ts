@@ -68,11 +68,5 @@ describe('collaboration awareness and presence', () => {
     await until('the others to see a leave', () => !b.provider.awareness.getStates().has(a.doc.clientID) && !c.provider.awareness.getStates().has(a.doc.clientID))
   })
 
-  it('lets a read-only peer publish its cursor', async () => {
-    const docId = await server.createDocument('')
-    const viewer = join(docId, { readonly: '1' })
-    await viewer.synced()
-    viewer.provider.awareness.setLocalStateField(PRESENCE_FIELD, editor({ tabId: 't-ro' }))
-    await until('the read-only presence', () => server.quire.services.presence.forTab('t-ro').length === 1)
-  })
+  // A read-only peer's awareness feeds neither presence nor the other peers: specs/security/presenceReadOnly.test.ts.
 })
