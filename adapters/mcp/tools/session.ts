@@ -1,34 +1,25 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { z } from 'zod'
 import { titleOfPath } from '../../../core/documents/kind.js'
 import { isVisible } from '../../../core/workspace/tabs.js'
 import type { ToolContext } from '../context.js'
-import { fromError, RECOVERY, success } from '../results.js'
+import { defineTool } from '../defineTool.js'
+import { RECOVERY } from '../results.js'
 
 export const SUPPORTED_KINDS = ['markdown', 'yaml-workflow'] as const
 export const MCP_PROTOCOL = '0.2.0'
 
 /** `session.get_state`: every window and tab, and the server's capabilities, in one read-only call (SES.*). */
-export function registerSession(server: McpServer, context: ToolContext): void {
-  server.registerTool(
-    'session',
-    {
-      title: 'Quire session state',
-      description:
-        'One-shot orientation: every document window, each tab with {id, filePath, title, dirty, revision, kind, active, ' +
-        'visible}, and the server capabilities. Call once at the start; pass a tab\'s revision as expected_revision.',
-      inputSchema: { action: z.enum(['get_state']) },
-      annotations: { title: 'Quire session state', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    async () => {
-      try {
-        return success(await sessionState(context), RECOVERY.sessionGetState)
-      } catch (error) {
-        return fromError(error)
-      }
-    },
-  )
-}
+export const sessionTool = defineTool({
+  name: 'session',
+  title: 'Quire session state',
+  description:
+    'One-shot orientation: every document window, each tab with {id, filePath, title, dirty, revision, kind, active, ' +
+    'visible}, and the server capabilities. Call once at the start; pass a tab\'s revision as expected_revision.',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  args: {},
+  actions: (action) => ({
+    get_state: action({ recovery: RECOVERY.sessionGetState, run: (_args, context) => sessionState(context) }),
+  }),
+})
 
 export async function sessionState(context: ToolContext): Promise<Record<string, unknown>> {
   const { engine } = context.services

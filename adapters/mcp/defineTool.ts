@@ -1,0 +1,121 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compat.js'
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import type { ToolContext } from './context.js'
+import { fromError, plainError, RECOVERY, success } from './results.js'
+
+/**
+ * One way to define a composite MCP tool (the shape of playwright-mcp's `defineTool`): the tool file states its
+ * arguments and its actions; this module owns the rest — the `tools/list` entry, parsing the arguments, the
+ * per-action required-argument refusals (plain strings, ERR.3), running the action and mapping what it returns or
+ * throws through results.ts.
+ */
+
+/** All four hints, stated: a client must not have to guess a default (GEN.3, ANN.*). */
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean
+  readonly destructiveHint: boolean
+  readonly idempotentHint: boolean
+  readonly openWorldHint: boolean
+}
+
+type Shape = z.core.$ZodShape
+type ArgumentsOf<S extends Shape> = z.output<z.ZodObject<S>>
+/** The arguments once the required ones are known to be given. */
+type Given<A, R extends keyof A> = A & { [K in R]-?: Exclude<A[K], undefined> }
+
+export interface Action<A, R extends keyof A> {
+  /** Arguments the action cannot run without: a call lacking any is refused, naming each one missing. */
+  readonly required?: readonly R[]
+  /** What the required arguments are, after their names in that refusal: `workspace.open needs filePath (an absolute path)`. */
+  readonly requiredHint?: string
+  /** An argument refusal beyond presence (a value out of range, an argument this action does not take): its plain-string message. */
+  readonly refuse?: (args: A) => string | undefined
+  /** How to narrow the request when the answer exceeds the output bound (results.ts). */
+  readonly recovery?: string
+  /** The action itself: its answer becomes the success result; what it throws is mapped by `fromError`. */
+  readonly run: (args: Given<A, R>, context: ToolContext) => Promise<Record<string, unknown>>
+}
+
+/** An action with its required names erased, as the tool stores it. */
+type StoredAction<A> = Action<A, never> & { readonly run: (args: A, context: ToolContext) => Promise<Record<string, unknown>>; readonly required?: readonly (keyof A)[] }
+
+/** Declares one action; a function so that its `required` names narrow the arguments its `run` receives. */
+type ActionBuilder<A> = <R extends keyof A & string = never>(action: Action<A, R>) => StoredAction<A>
+
+export interface ToolDefinition<S extends Shape, Name extends string> {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly annotations: ToolAnnotations
+  /** Every argument besides `action`, in the order the schema advertises them; each action uses the ones it needs. */
+  readonly args: S
+  readonly actions: (action: ActionBuilder<ArgumentsOf<S> & { action: string }>) => Record<Name, StoredAction<ArgumentsOf<S> & { action: string }>>
+}
+
+/** A defined tool: its `tools/list` entry and the call that answers `tools/call`. */
+export interface Tool {
+  readonly name: string
+  readonly listing: ListedTool
+  call(rawArguments: Record<string, unknown> | undefined, context: ToolContext): Promise<CallToolResult>
+}
+
+export function defineTool<S extends Shape, Name extends string>(definition: ToolDefinition<S, Name>): Tool {
+  type A = ArgumentsOf<S> & { action: string }
+  const actions = definition.actions((action) => action as unknown as StoredAction<A>) as Record<string, StoredAction<A>>
+  const names = Object.keys(actions) as [Name, ...Name[]]
+  const schema = z.object({ action: z.enum(names), ...definition.args })
+  const listing: ListedTool = {
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    // The conversion and options McpServer.registerTool uses, so the advertised schema is the SDK's rendering.
+    inputSchema: toJsonSchemaCompat(schema, { strictUnions: true, pipeStrategy: 'input' }) as ListedTool['inputSchema'],
+    annotations: { title: definition.title, ...definition.annotations },
+    execution: { taskSupport: 'forbidden' },
+  }
+  return {
+    name: definition.name,
+    listing,
+    async call(rawArguments, context) {
+      const parsed = await schema.safeParseAsync(rawArguments ?? {})
+      if (!parsed.success) return argumentError(`Input validation error: Invalid arguments for tool ${definition.name}: ${getParseErrorMessage(parsed.error)}`)
+      const args = parsed.data as A
+      const action = actions[args.action]!
+      const missing = (action.required ?? []).filter((name) => args[name] === undefined)
+      if (missing.length > 0) {
+        return plainError(`${definition.name}.${args.action} needs ${missing.join(', ')}${action.requiredHint ? ` ${action.requiredHint}` : ''}`)
+      }
+      const refusal = action.refuse?.(args)
+      if (refusal !== undefined) return plainError(refusal)
+      try {
+        return success(await action.run(args, context), action.recovery ?? RECOVERY.default)
+      } catch (error) {
+        return fromError(error)
+      }
+    },
+  }
+}
+
+/**
+ * Serves the tools on the server's `tools/list` and `tools/call`, installed on the protocol server itself: the
+ * tools parse their own arguments, so `McpServer.registerTool`'s registry is not used. The capability it would add
+ * (`listChanged`) is kept so `initialize` answers as it always has.
+ */
+export function serveTools(server: McpServer, context: ToolContext, tools: readonly Tool[]): void {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]))
+  server.server.registerCapabilities({ tools: { listChanged: true } })
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.listing) }))
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name)
+    if (!tool) return argumentError(`Tool ${request.params.name} not found`)
+    return tool.call(request.params.arguments, context)
+  })
+}
+
+/** A refusal worded as the SDK words its own InvalidParams errors, which clients have always received. */
+function argumentError(message: string): CallToolResult {
+  return plainError(new McpError(ErrorCode.InvalidParams, message).message)
+}
