@@ -3,7 +3,8 @@
  * target's own directory (same file system, so the final step is one atomic directory operation), fsync it, and only
  * then put it in place; the directory is fsync'd afterwards so the new name survives a power cut. Whatever happens —
  * an I/O error, a thrown fault hook, a kill — the target holds either its old bytes or the complete new ones, never
- * a prefix; on any failure the temp file is removed (a SIGKILL can leave one behind: `.quire-save-*.tmp`).
+ * a prefix; on any failure the temp file is removed (a SIGKILL can leave one behind: `.quire-save-<pid>-*.tmp`,
+ * saveTemp.ts, which the next look at the folder removes since its owner is dead: staleTemps.ts).
  *
  * - `writeFileAtomic` replaces the target with `rename(2)`. Rename never follows a symlink at the destination: if the
  *   target was swapped for a link after the scope check, the link itself is replaced and nothing is written where it
@@ -12,19 +13,24 @@
  *   directory, a symlink, even a dangling one — exists at that instant. That is the only way to be sure `save_as`
  *   never replaces a file that appeared while the save was running; a file that wins the race keeps its contents.
  *
- * Both expect `path` to be a *real* path (`ScopedPath.real`). Right before the final step they check that the
- * directory still resolves to itself: if a parent directory was swapped for a symlink since the scope check, the
- * write is refused rather than landing wherever the link points. (Node has no `openat`/`renameat`, so a swap in the
- * microseconds between that check and the rename remains possible; it needs write access to the workspace's parent.)
+ * Both expect `path` to be a *real* path (`ScopedPath.real`): the scope check already put it inside the workspace.
+ * A save never creates a byte outside it (issue 11, finding 7): every step happens in a `VerifiedDirectory`, the
+ * target's directory pinned by a descriptor and verified to still be at the checked path when it is opened, once the
+ * temp file exists (removed if not) and right before the final rename or link. The temp file is created with
+ * O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600 (a killed save leaves nothing readable by others) and gets the target's
+ * final mode only once it holds the complete content: the replaced file's mode, or for a new file 0666 minus the
+ * person's umask (fileModes.ts).
  */
-import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { link, lstat, open, realpath, rename, unlink } from 'node:fs/promises'
+import { link, lstat, open, rename, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { QuireError } from '../../core/errors.js'
+import { newDocumentMode } from './fileModes.js'
+import { newSaveTempName } from './saveTemp.js'
+import { VerifiedDirectory } from './verifiedDirectory.js'
 
-/** The two files a step is about, for fault hooks. */
+/** The two files a step is about, for fault hooks (plain paths in the target's directory). */
 export interface WriteStep {
   readonly target: string
   readonly temp: string
@@ -51,14 +57,11 @@ export interface AtomicWriteOptions {
   readonly faults?: WriteFaults
 }
 
-/** Permissions for a file that did not exist before (the process umask still applies, as for any new file). */
-const NEW_FILE_MODE = 0o644
+/** A temp file is the saver's alone until it holds the complete content. */
+const TEMP_MODE = 0o600
 
 /** `link(2)` errors meaning "this file system cannot place a file without risking a replace": refuse (WS.SAVE_AS.8). */
 const NO_LINK_SUPPORT = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'ENOSYS', 'EMLINK'])
-
-/** Errors from fsync on a directory that only mean "this file system does not do that"; the data is still placed. */
-const DIR_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR', 'EBADF', 'EPERM'])
 
 const errorCode = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined
@@ -67,25 +70,31 @@ const toBytes = (content: Uint8Array | string): Uint8Array => (typeof content ==
 
 /**
  * Replace `path` with `content` atomically. The new file keeps the old one's permission bits (and, where the
- * process may, its owner and group); a new file gets 0o644 minus the umask. Strings are written as UTF-8, verbatim:
- * line endings and BOM are the caller's business. Throws `QuireError('INVALID_PATH')` if `path` is not in
- * `path.resolve` form or its directory no longer resolves to itself; I/O errors are rethrown as they come.
+ * process may, its owner and group); a new file gets 0666 minus the person's umask. Strings are written as UTF-8,
+ * verbatim: line endings and BOM are the caller's business. Throws `QuireError('INVALID_PATH')` if `path` is not in
+ * `path.resolve` form or its directory is no longer at that path; I/O errors are rethrown as they come.
  */
 export async function writeFileAtomic(path: string, content: Uint8Array | string, options: AtomicWriteOptions = {}): Promise<void> {
   assertNormalPath(path)
   const faults = options.faults ?? {}
-  const existing = await statIfRegularFile(path)
-  const temp = await writeTemp(path, toBytes(content), existing, faults)
-  let placed = false
+  const directory = await VerifiedDirectory.open(dirname(path), path)
   try {
-    await faults.beforeRename?.({ target: path, temp })
-    await assertDirectoryUnchanged(path)
-    await rename(temp, path)
-    placed = true
-    await faults.afterPlaced?.({ target: path, temp })
-    await syncDirectory(dirname(path))
+    const existing = await statIfRegularFile(directory.at(basename(path)))
+    const temp = await writeTemp(directory, path, toBytes(content), existing, faults)
+    const step = { target: path, temp: join(directory.path, temp) }
+    let placed = false
+    try {
+      await faults.beforeRename?.(step)
+      await directory.verify(path)
+      await rename(directory.at(temp), directory.at(basename(path)))
+      placed = true
+      await faults.afterPlaced?.(step)
+      await directory.sync()
+    } finally {
+      if (!placed) await removeQuietly(directory.at(temp))
+    }
   } finally {
-    if (!placed) await removeQuietly(temp)
+    await directory.close()
   }
 }
 
@@ -98,32 +107,39 @@ export async function writeFileAtomic(path: string, content: Uint8Array | string
 export async function createFileExclusive(path: string, content: Uint8Array | string, options: AtomicWriteOptions = {}): Promise<void> {
   assertNormalPath(path)
   const faults = options.faults ?? {}
-  // An early look saves writing a temp file for the common refusal; the link below is what actually guarantees it.
-  if (await existsAtAll(path)) refuseExisting(path)
-  const temp = await writeTemp(path, toBytes(content), undefined, faults)
+  const directory = await VerifiedDirectory.open(dirname(path), path)
   try {
-    await faults.beforeLink?.({ target: path, temp })
-    await assertDirectoryUnchanged(path)
+    const target = directory.at(basename(path))
+    // An early look saves writing a temp file for the common refusal; the link below is what actually guarantees it.
+    if (await existsAtAll(target)) refuseExisting(path)
+    const temp = await writeTemp(directory, path, toBytes(content), undefined, faults)
+    const step = { target: path, temp: join(directory.path, temp) }
     try {
-      await link(temp, path)
-    } catch (error) {
-      const code = errorCode(error)
-      if (code === 'EEXIST') refuseExisting(path)
-      if (code !== undefined && NO_LINK_SUPPORT.has(code)) {
-        throw new QuireError(
-          'INVALID_PATH',
-          `Cannot create ${path} safely: the file system does not support creating a file without possibly replacing one (${code}).`,
-          { reason: 'no_exclusive_create', path, cause: code },
-        )
+      await faults.beforeLink?.(step)
+      await directory.verify(path)
+      try {
+        await link(directory.at(temp), target)
+      } catch (error) {
+        const code = errorCode(error)
+        if (code === 'EEXIST') refuseExisting(path)
+        if (code !== undefined && NO_LINK_SUPPORT.has(code)) {
+          throw new QuireError(
+            'INVALID_PATH',
+            `Cannot create ${path} safely: the file system does not support creating a file without possibly replacing one (${code}).`,
+            { reason: 'no_exclusive_create', path, cause: code },
+          )
+        }
+        throw error
       }
-      throw error
+      await faults.afterPlaced?.(step)
+    } finally {
+      // Placed or not, the temp name must go; after a successful link it is a second name for the new file.
+      await removeQuietly(directory.at(temp))
     }
-    await faults.afterPlaced?.({ target: path, temp })
+    await directory.sync()
   } finally {
-    // Placed or not, the temp name must go; after a successful link it is a second name for the new file.
-    await removeQuietly(temp)
+    await directory.close()
   }
-  await syncDirectory(dirname(path))
 }
 
 function refuseExisting(path: string): never {
@@ -137,30 +153,6 @@ function refuseExisting(path: string): never {
 function assertNormalPath(path: string): void {
   if (path.length === 0 || path.includes('\0') || resolve(path) !== path || basename(path) === '') {
     throw new QuireError('INVALID_PATH', `${JSON.stringify(path)} is not a normalised absolute file path.`, { reason: 'not_normalised', path })
-  }
-}
-
-/**
- * The target's directory must still be the directory that was checked: `path` came from `realpath`, so its parent
- * resolving to anything else means a component was swapped for a symlink since the check.
- */
-async function assertDirectoryUnchanged(path: string): Promise<void> {
-  const directory = dirname(path)
-  let real: string
-  try {
-    real = await realpath(directory)
-  } catch (error) {
-    throw new QuireError('INVALID_PATH', `The folder of ${path} disappeared during the save (${errorCode(error) ?? String(error)}).`, {
-      reason: 'parent_changed',
-      path,
-    })
-  }
-  if (real !== directory) {
-    throw new QuireError('INVALID_PATH', `The folder of ${path} now resolves to ${real}; the save was refused.`, {
-      reason: 'parent_changed',
-      path,
-      real,
-    })
   }
 }
 
@@ -191,62 +183,70 @@ async function existsAtAll(path: string): Promise<boolean> {
   }
 }
 
-/** Create a fresh temp file next to `target`, fill and fsync it; on any failure remove it and rethrow. */
-async function writeTemp(target: string, bytes: Uint8Array, existing: ExistingFile | undefined, faults: WriteFaults): Promise<string> {
-  const { handle, temp } = await createTemp(target, existing?.mode ?? NEW_FILE_MODE)
+/**
+ * Create a fresh temp file in `directory` (mode 0600), fill and fsync it, then give it the target's final mode and
+ * owner; on any failure remove it and rethrow. Returns the temp file's name.
+ */
+async function writeTemp(
+  directory: VerifiedDirectory,
+  target: string,
+  bytes: Uint8Array,
+  existing: ExistingFile | undefined,
+  faults: WriteFaults,
+): Promise<string> {
+  const { handle, temp } = await createTemp(directory)
+  const step = { target, temp: join(directory.path, temp) }
   let closed = false
   try {
-    await faults.afterTempCreated?.({ target, temp })
-    if (existing !== undefined) await copyAttributes(handle, existing)
+    // Created through the pinned directory, so it is in the checked folder unless that folder itself was moved
+    // away meanwhile: then it is removed (below) before a byte is written.
+    await directory.verify(target)
+    await faults.afterTempCreated?.(step)
     await handle.writeFile(bytes)
     await handle.sync()
+    await applyFinalAttributes(handle, existing)
     closed = true
     await handle.close()
-    await faults.afterTempWritten?.({ target, temp })
+    await faults.afterTempWritten?.(step)
     return temp
   } catch (error) {
     if (!closed) await handle.close().catch(() => undefined)
-    await removeQuietly(temp)
+    await removeQuietly(directory.at(temp))
     throw error
   }
 }
 
 /**
- * A new temp file in the target's directory, opened with O_CREAT|O_EXCL (`wx`): it can neither reuse nor follow
- * anything already there. The name is random and short (it must fit NAME_MAX whatever the target's name is).
+ * A new temp file in `directory`, opened with O_CREAT|O_EXCL|O_NOFOLLOW: it can neither reuse nor follow anything
+ * already there. The name carries this process's pid (saveTemp.ts) and is short (it must fit NAME_MAX whatever the
+ * target's name is).
  */
-async function createTemp(target: string, mode: number): Promise<{ handle: FileHandle; temp: string }> {
+async function createTemp(directory: VerifiedDirectory): Promise<{ handle: FileHandle; temp: string }> {
   for (let attempt = 0; ; attempt++) {
-    const temp = join(dirname(target), `.quire-save-${randomBytes(8).toString('hex')}.tmp`)
+    const temp = newSaveTempName()
     try {
-      return { handle: await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode), temp }
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+      return { handle: await open(directory.at(temp), flags, TEMP_MODE), temp }
     } catch (error) {
       if (errorCode(error) !== 'EEXIST' || attempt >= 4) throw error
     }
   }
 }
 
-/** Keep the replaced file's permission bits exactly (open's mode was filtered by the umask) and, if allowed, owner. */
-async function copyAttributes(handle: FileHandle, existing: ExistingFile): Promise<void> {
+/**
+ * The mode the target ends up with: the replaced file's exactly (and, if allowed, its owner), or for a new file
+ * 0666 minus the person's umask. Set on the descriptor, not by path, and only now that the content is complete.
+ */
+async function applyFinalAttributes(handle: FileHandle, existing: ExistingFile | undefined): Promise<void> {
+  if (existing === undefined) {
+    await handle.chmod(newDocumentMode())
+    return
+  }
   await handle.chmod(existing.mode)
   const stats = await handle.stat()
   if (stats.uid !== existing.uid || stats.gid !== existing.gid) {
     // Only root (or a member of the group, for gid) may; otherwise the file becomes the saver's, as in most editors.
     await handle.chown(existing.uid, existing.gid).catch(() => undefined)
-  }
-}
-
-/** fsync a directory so a rename or link in it is durable. */
-async function syncDirectory(directory: string): Promise<void> {
-  let handle: FileHandle | undefined
-  try {
-    handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY)
-    await handle.sync()
-  } catch (error) {
-    const code = errorCode(error)
-    if (code === undefined || !DIR_SYNC_UNSUPPORTED.has(code)) throw error
-  } finally {
-    await handle?.close().catch(() => undefined)
   }
 }
 

@@ -1,8 +1,6 @@
 import { lstat, readdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-
-/** Temp files `writeFileAtomic`/`createFileExclusive` create (see atomicWrite.ts); only these are ever removed. */
-const TEMP_NAME = /^\.quire-save-[0-9a-f]{16}\.tmp$/
+import { parseSaveTempName } from './saveTemp.js'
 
 /** Old enough that no save still running (in this or another Quire) can own it: a save takes milliseconds. */
 export const STALE_AFTER_MS = 10 * 60 * 1000
@@ -21,7 +19,8 @@ export async function removeStaleTemps(directory: string, now = Date.now(), olde
   }
   const removed: string[] = []
   for (const name of names) {
-    if (!TEMP_NAME.test(name)) continue
+    // Only temp files `writeFileAtomic`/`createFileExclusive` create (saveTemp.ts) are ever removed.
+    if (parseSaveTempName(name) === undefined) continue
     const path = join(directory, name)
     try {
       const info = await lstat(path)

@@ -7,7 +7,7 @@
  * Afterwards every target file holds exactly one complete version that some call asked for (or its original
  * content): never a mix, a prefix or an empty file; `quire verify` exits 0 on the data directory; and nothing but
  * the targets is left in the workspace except, possibly, temp files of a save killed between creating its temp
- * file and renaming it (`.quire-save-<16 hex>.tmp`, documented in adapters/fs/atomicWrite.ts). Those are never at
+ * file and renaming it (`.quire-save-<pid>-<16 hex>.tmp`, documented in adapters/fs/saveTemp.ts). Those are never at
  * a target path and never a target's name.
  */
 import { readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
@@ -20,7 +20,7 @@ import { launchDaemon, launchStdio, tempDir, type Session } from '../support/mcp
 
 const ROUNDS = 16
 const TARGETS = ['t0.md', 't1.md', 't2.md', 't3.md']
-const TEMP_NAME = /^\.quire-save-[0-9a-f]{16}\.tmp$/
+const TEMP_NAME = /^\.quire-save-([0-9]+-)?[0-9a-f]{16}\.tmp$/
 
 /** Seeded PRNG (mulberry32): `rng(n)` is an integer in [0, n). */
 function prng(seed: number): (n: number) => number {

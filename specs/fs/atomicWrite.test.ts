@@ -35,7 +35,7 @@ describe('atomic save (DESIGN.md §7): temp file, fsync, rename, fsync the direc
     expect(await readdir(ws)).toEqual(['doc.md'])
   })
 
-  it('SAVE.1 keeps the permission bits of the file it replaces; a new file gets 0644 minus the umask', async () => {
+  it('SAVE.1 keeps the permission bits of the file it replaces; a new file gets 0666 minus the umask (as any editor)', async () => {
     const { ws, doc } = await workspace()
     await chmod(doc, 0o600)
     await writeFileAtomic(doc, 'private\n')
@@ -45,7 +45,7 @@ describe('atomic save (DESIGN.md §7): temp file, fsync, rename, fsync the direc
     expect((await stat(doc)).mode & 0o7777).toBe(0o755)
     const fresh = join(ws, 'fresh.md')
     await writeFileAtomic(fresh, 'fresh\n')
-    expect((await stat(fresh)).mode & 0o7777).toBe(0o644 & ~umask)
+    expect((await stat(fresh)).mode & 0o7777).toBe(0o666 & ~umask)
   })
 
   it('SAVE.1 a failure before the rename leaves the old content intact and removes the temp file', async () => {
@@ -150,12 +150,12 @@ describe('atomic save (DESIGN.md §7): temp file, fsync, rename, fsync the direc
 })
 
 describe('save_as never replaces a file it does not own (WS.SAVE_AS.6–8): link(2) of the temp file', () => {
-  it('WS.SAVE_AS.7 creates a new file with the content, 0644 minus the umask, and no temp file left', async () => {
+  it('WS.SAVE_AS.7 creates a new file with the content, 0666 minus the umask, and no temp file left', async () => {
     const { ws } = await workspace()
     const target = join(ws, 'new.md')
     await createFileExclusive(target, 'brand new\n')
     expect(await readFile(target, 'utf8')).toBe('brand new\n')
-    expect((await stat(target)).mode & 0o7777).toBe(0o644 & ~umask)
+    expect((await stat(target)).mode & 0o7777).toBe(0o666 & ~umask)
     expect((await stat(target)).nlink).toBe(1)
     expect((await readdir(ws)).sort()).toEqual(['doc.md', 'new.md'])
   })
