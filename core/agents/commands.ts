@@ -4,7 +4,7 @@ import { QuireError } from '../errors.js'
 import type { EventStore } from '../log/eventStore.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import { agentOfTokenHash, type Agent, type AgentsState } from './agentsState.js'
-import { appendToView } from '../views.js'
+import { appendToView } from '../streams/append.js'
 import { agentName } from './events.js'
 
 export const tokenSha256 = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex')

@@ -4,7 +4,7 @@ import { QuireError } from '../errors.js'
 import type { EventStore } from '../log/eventStore.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import { approvalStatus, findApproval, type Approval, type ApprovalsState, type ApprovalStatus } from './approvalsState.js'
-import { appendToView, viewAppend, type FoldingAppend } from '../views.js'
+import { appendToView, viewAppend, type FoldingAppend } from '../streams/append.js'
 import { APPROVAL_LIFETIME_MS, type ApprovalKind } from './events.js'
 
 /** Where an action that needs a person's approval stands for the connection that asks. */

@@ -1,5 +1,6 @@
 import type { Actor } from '../events/actor.js'
-import { settlesWithin } from '../deadline.js'
+import { durableWithin } from '../deadline.js'
+import { appendFolded } from '../streams/append.js'
 import { QuireError } from '../errors.js'
 import { newId } from '../ids.js'
 import type { EventInput, EventStore } from '../log/eventStore.js'
@@ -180,23 +181,32 @@ export class CommentCommands {
    */
   private async record(docId: string, event: EventInput): Promise<void> {
     const stream = commentsStream(docId)
-    await this.store.streamHead(stream)
-    const enqueued = this.store.enqueue(stream, [event])
-    if (await settlesWithin(enqueued.durable, this.journalDeadlineMs)) {
+    const head = await this.store.streamHead(stream)
+    // Folded only once durable (a late change is withdrawn and never folded), so the fold waits for that answer.
+    const appended = appendFolded(this.store, [{ stream, events: [event], expectedVersion: head.version, fold: () => {} }])
+    const enqueued = { events: appended.recorded[0]!, durable: appended.durable }
+    const outcome = await durableWithin(enqueued.durable, this.journalDeadlineMs)
+    if (outcome === 'durable') {
       this.view.apply(enqueued.events)
       return
     }
-    const withdrawal = this.store.enqueue(stream, [
-      { type: 'comment.withdrawn', actor: event.actor, data: { streamVersion: enqueued.events[0]!.streamVersion } },
+    if (outcome === 'failed') throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not record the comment change; nothing was changed')
+    const withdrawal = appendFolded(this.store, [
+      {
+        stream,
+        events: [{ type: 'comment.withdrawn', actor: event.actor, data: { streamVersion: enqueued.events[0]!.streamVersion } }],
+        expectedVersion: enqueued.events[0]!.streamVersion,
+        fold: (events) => this.view.apply(events),
+      },
     ])
-    this.view.apply(withdrawal.events)
     this.pending.set(docId, 'recording')
+    const settled = () => {}
     void enqueued.durable.then(() => {
       if (this.pending.get(docId) === 'recording') this.pending.set(docId, 'withdrawing')
       return withdrawal.durable
     }).then(() => {
       if (this.pending.get(docId) === 'withdrawing') this.pending.delete(docId)
-    })
+    }, settled)
     throw new QuireError('JOURNAL_UNAVAILABLE', 'the journal did not record the comment change in time; nothing was changed')
   }
 }

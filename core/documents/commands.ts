@@ -1,14 +1,16 @@
 import * as Y from 'yjs'
 import { SYSTEM, type Actor } from '../events/actor.js'
-import type { EventStore, EventInput, RecordedEvent } from '../log/eventStore.js'
-import { STREAM_DOES_NOT_EXIST } from '../log/expectedVersion.js'
-import { settlesWithin } from '../deadline.js'
+import type { EventStore, EventInput } from '../log/eventStore.js'
+import { STREAM_DOES_NOT_EXIST, type ExpectedStreamVersion } from '../log/expectedVersion.js'
+import { appendFolded, type Appended, type FoldingAppend } from '../streams/append.js'
+import { durableWithin, type Durability } from '../deadline.js'
 import { newId } from '../ids.js'
 import { QuireError } from '../errors.js'
 import { DocumentState, sha256 } from './documentState.js'
 import type { DocumentRepository } from './documentRepository.js'
 import { documentStream, type DocumentKind, type JournalOperation } from './events.js'
-import { positionOfRevision } from './revision.js'
+import { positionOfRevision, revisionToken } from './revision.js'
+import { captureBase, rebaseHunks, type DocumentBase } from './rebase.js'
 import { textHunks } from './textDiff.js'
 import { DocumentTurns } from './turns.js'
 import type { AbortReason } from './editorGuards.js'
@@ -34,6 +36,11 @@ export interface WriteInput {
    * the document, e.g. a WYSIWYG edit of the mirror and the bridge's follow-up), applied instead of a text diff.
    */
   readonly content: string | ((current: string, state: DocumentState) => string | PlannedChange)
+  /**
+   * The content is the whole new text of the tab `writer` (document.write, a restore), not a rewrite of the current
+   * text: it is an edit from the document as that tab last read it, merged into what others did since (DESIGN §4).
+   */
+  readonly fromTabBase?: boolean
   /** What the journal records this edit as (`write` by default), and what was asked for (a transform kind, patches). */
   readonly operation?: JournalOperation
   readonly detail?: string
@@ -81,10 +88,38 @@ export const hasLoneSurrogate = (text: string): boolean => !text.isWellFormed()
 export const normalizeLineEndings = (text: string): string => text.replace(/\r\n?/g, '\n')
 
 
+/** The document as a tab last read or wrote it. */
+interface TabBase {
+  readonly docId: string
+  /** The document's last event then (STALE_PARENT compares later writes against it). */
+  readonly position: number
+  readonly revisionPosition: number
+  readonly base: DocumentBase
+}
+
 /**
- * The document commands: each decides from the current state, appends events, and folds them into the live state
- * in the same synchronous step, so in-memory documents always match the log's order. The MCP adapter, the CLI and
- * the collaboration endpoint all call these.
+ * What a save (or an open, or a reload) records: the file at `path` holds the document as of `revisionPosition`, or,
+ * when null, as of the record itself (the content it was read with or reloaded to, in the same append).
+ */
+export interface SaveMark {
+  readonly path: string
+  readonly sha256: string
+  readonly length: number
+  readonly revisionPosition: number | null
+  readonly reason: 'open' | 'save' | 'reload'
+}
+
+/**
+ * The owner of every `doc:<id>` stream (DESIGN §1): the only code that appends to one. Each command loads the
+ * document's state (the repository: snapshot plus tail), decides from it, and appends through `commit`, which checks
+ * the stream version the decision was made at and folds the events into the state in the same synchronous step, so
+ * the live Y.Doc always sees events in log order and nothing can come between a decision and its append.
+ *
+ * Write-class commands (write, transform, apply_patch, selection.set, review marks; comments share the queue) also
+ * wait their turn in the document's queue (`turns`, CONC.4). Peer keystrokes, saves' records, disk observations and
+ * the person's divergence decisions do not queue behind them: a keystroke must land while an assistant's write is
+ * being recorded (JRNL.12: the write is then ABORTED), and a file already written must always get its record. They
+ * are single synchronous decide-append-fold steps, so they are atomic with respect to every other command.
  */
 export class DocumentCommands {
   readonly turns = new DocumentTurns()
@@ -92,8 +127,8 @@ export class DocumentCommands {
   private readonly pending = new Map<string, { stage: 'recording' | 'applying' }>()
   /** Per document, the window whose tab wrote it last and the position of that write (JRNL.9). */
   private readonly lastWriter = new Map<string, { windowLabel: string; position: number }>()
-  /** Per tab, the position of the document it last read or wrote: what its next write is based on. */
-  private readonly tabBaselines = new Map<string, number>()
+  /** Per tab, the document as the tab last read or wrote it: what its next whole-text write is an edit from. */
+  private readonly tabBases = new Map<string, TabBase>()
 
   constructor(
     private readonly store: EventStore,
@@ -106,8 +141,7 @@ export class DocumentCommands {
     const content = normalizeLineEndings(input.content)
     assertWellFormed(content)
     const docId = newId('d')
-    const stream = documentStream(docId)
-    await this.store.streamHead(stream)
+    await this.store.streamHead(documentStream(docId))
     const state = new DocumentState(docId)
     const { update } = state.transactLocal(content.length > 0 ? [{ start: 0, deleteCount: 0, insert: content }] : [])
     const events: EventInput[] = [
@@ -117,40 +151,33 @@ export class DocumentCommands {
         data: { docId, kind: input.kind, path: input.path, title: input.title, origin: input.origin, update },
       },
     ]
+    const applied = [true]
     if (input.matchesFile && input.path) {
-      events.push({
-        type: 'document.saved',
-        actor: input.actor,
-        data: { path: input.path, sha256: sha256(content), length: content.length, reason: 'open' },
-      })
+      // The file holds what the document was created with: its creation is the revision the file matches.
+      events.push(savedEvent(input.actor, { path: input.path, sha256: sha256(content), length: content.length, revisionPosition: null, reason: 'open' }))
+      applied.push(false)
     }
-    const enqueued = this.store.enqueue(stream, events, { expectedStreamVersion: STREAM_DOES_NOT_EXIST })
-    state.recordApplied(enqueued.events[0]!, true)
-    for (const event of enqueued.events.slice(1)) state.apply(event)
+    const appended = this.commit(state, events, { applied, expected: STREAM_DOES_NOT_EXIST, created: true })
     this.documents.adopt(state)
-    await enqueued.durable
+    await appended.durable
     return { docId, revision: state.revision }
   }
 
   /**
    * Replaces a document's content (DESIGN §6, JRNL.*): the intent is recorded in the journal and fsync'd before the
-   * document is touched (JRNL.1), then applied as a minimal diff so concurrent peer edits elsewhere survive. A write
-   * that changes nothing is not journaled (JRNL.2). A journal that does not answer in time refuses the write
-   * (JOURNAL_UNAVAILABLE) and leaves its entry "being recorded" (JOURNAL_BUSY for the next write until it lands);
-   * a change applied whose event is not yet on disk answers `durable: false` and blocks the next write with
-   * JOURNAL_DEGRADED until it lands (the log retries it in the background, JRNL.5–6).
+   * document is touched (JRNL.1), then applied as a minimal edit. A whole-text write from a tab is an edit from the
+   * document as that tab last read it (its base), merged into what others typed since; a write with
+   * `expectedRevision` is refused unless it is current (STALE), so its base is the current text. A write that changes
+   * nothing is not journaled (JRNL.2). A journal that does not answer in time refuses the write (JOURNAL_UNAVAILABLE)
+   * and leaves its entry "being recorded" (JOURNAL_BUSY for the next write until it lands); a change applied whose
+   * event is not yet on disk answers `durable: false` and blocks the next write with JOURNAL_DEGRADED until it lands
+   * (the log retries it in the background, JRNL.5–6).
    */
   async write(input: WriteInput): Promise<WriteOutcome> {
     if (typeof input.content === 'string') assertWellFormed(input.content)
     const state = await this.require(input.docId)
     return this.turns.run(input.docId, async () => {
-      const pending = this.pending.get(input.docId)
-      if (pending?.stage === 'recording') {
-        throw new QuireError('JOURNAL_BUSY', 'another write to this document is still being recorded; retry later')
-      }
-      if (pending?.stage === 'applying') {
-        throw new QuireError('JOURNAL_DEGRADED', 'an earlier write to this document is not yet persisted; retry in a few seconds')
-      }
+      this.assertNothingPending(input.docId)
       this.checkExpectedRevision(state, input.expectedRevision)
       this.checkParent(input.docId, input.writer)
       input.guard?.()
@@ -158,35 +185,35 @@ export class DocumentCommands {
       const updates = typeof planned === 'string' ? undefined : planned.updates
       const content = normalizeLineEndings(typeof planned === 'string' ? planned : planned.text)
       if (typeof input.content !== 'string') assertWellFormed(content)
-      const baseRevision = state.revisionPosition
-      const hunks = textHunks(state.content, content)
+      const base = input.fromTabBase && input.expectedRevision === undefined ? this.baseOf(state, input.writer) : undefined
+      const basePosition = base?.position ?? state.revisionPosition
+      const hunks = base ? rebaseHunks(state.text, base.base, textHunks(base.base.text, content)) : textHunks(state.content, content)
       if (hunks.length === 0) return { revision: state.revision, changed: false, durable: true }
 
+      const revisionBefore = state.revisionPosition
       const stillWanted = input.watch?.()
-      const stream = documentStream(input.docId)
-      const journal = this.store.enqueue(stream, [
+      const journal = this.commit(state, [
         {
           type: 'journal.recorded',
           actor: input.actor,
           data: {
             operation: input.operation ?? 'write',
             text: content,
-            baseRevision: state.revision,
+            baseRevision: revisionToken(basePosition),
             ...(input.detail === undefined ? {} : { detail: input.detail }),
             ...(input.addresses === undefined || input.addresses.length === 0 ? {} : { addresses: [...input.addresses] }),
           },
         },
       ])
-      state.apply(journal.events[0]!)
-      if (!(await this.within(journal.durable, input.docId, 'recording'))) {
+      if ((await this.settle(journal.durable, input.docId, 'recording')) !== 'durable') {
         throw new QuireError('JOURNAL_UNAVAILABLE', 'the journal did not record the write in time; nothing was changed')
       }
-      if (state.revisionPosition !== baseRevision) {
+      if (state.revisionPosition !== revisionBefore) {
         throw new QuireError('ABORTED', 'the document was edited while the write was being recorded', { reason: 'edited' })
       }
       const aborted = stillWanted?.()
       if (aborted) throw new QuireError('ABORTED', `the write was aborted while it was being recorded (${aborted})`, { reason: aborted })
-      const journalPosition = journal.events[0]!.position
+      const journalPosition = journal.recorded[0]![0]!.position
       const events: EventInput[] = []
       const changedText: boolean[] = []
       const sides = { text: false, mirror: false }
@@ -203,23 +230,40 @@ export class DocumentCommands {
         const change = state.transactLocal(hunks)
         events.push({ type: 'document.changed', actor: input.actor, data: { update: change.update, journal: journalPosition } })
         changedText.push(change.textChanged)
-        state.primeContent(content)
+        // Merged into others' edits, the text is not `content`: it is read back from the Y.Text when needed.
+        if (!base) state.primeContent(content)
         sides.text = true
       }
       this.bridge(state, sides, events, changedText, journalPosition)
-      const applied = this.enqueueApplied(state, events, changedText)
+      const applied = this.commit(state, events, { applied: changedText })
       if (input.writer) {
         this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
-        this.tabBaselines.set(input.writer.tabId, state.position)
+        this.noteTabBaseline(input.writer.tabId, state)
       }
-      const durable = await this.within(applied, input.docId, 'applying')
-      return { revision: state.revision, changed: true, durable }
+      const landed = await this.settle(applied.durable, input.docId, 'applying')
+      if (landed === 'failed') throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not write the change; nothing was changed')
+      return { revision: state.revision, changed: true, durable: landed === 'durable' }
     })
   }
 
-  /** A tab read (or otherwise took in) the document as of `position`: its next write is based on that. */
-  noteTabBaseline(tabId: string, position: number): void {
-    this.tabBaselines.set(tabId, position)
+  /** A tab read (or otherwise took in) the document as it is now: its next whole-text write is an edit from this. */
+  noteTabBaseline(tabId: string, state: DocumentState): void {
+    this.tabBases.set(tabId, {
+      docId: state.docId,
+      position: state.position,
+      revisionPosition: state.revisionPosition,
+      base: captureBase(state.ydoc, state.content),
+    })
+  }
+
+  /**
+   * The base of a tab's write when the text moved on since the tab read it; undefined when it has not (the revision
+   * follows the text exactly, so an unchanged revision means the base text is the current text).
+   */
+  private baseOf(state: DocumentState, writer: WriteInput['writer']): { base: DocumentBase; position: number } | undefined {
+    const known = writer === undefined ? undefined : this.tabBases.get(writer.tabId)
+    if (!known || known.docId !== state.docId || known.revisionPosition === state.revisionPosition) return undefined
+    return { base: known.base, position: known.revisionPosition }
   }
 
   /**
@@ -229,26 +273,37 @@ export class DocumentCommands {
   private checkParent(docId: string, writer: WriteInput['writer']): void {
     if (!writer) return
     const last = this.lastWriter.get(docId)
-    const baseline = this.tabBaselines.get(writer.tabId)
-    if (last && baseline !== undefined && last.windowLabel !== writer.windowLabel && last.position > baseline) {
+    const known = this.tabBases.get(writer.tabId)
+    if (last && known && last.windowLabel !== writer.windowLabel && last.position > known.position) {
       throw new QuireError('STALE_PARENT', `window ${last.windowLabel} wrote this document after this tab last read it; re-read, then write again`)
+    }
+  }
+
+  private assertNothingPending(docId: string): void {
+    const pending = this.pending.get(docId)
+    if (pending?.stage === 'recording') {
+      throw new QuireError('JOURNAL_BUSY', 'another write to this document is still being recorded; retry later')
+    }
+    if (pending?.stage === 'applying') {
+      throw new QuireError('JOURNAL_DEGRADED', 'an earlier write to this document is not yet persisted; retry in a few seconds')
     }
   }
 
   /**
    * Waits for `durable` at most the journal deadline. If it is late, the document is marked as waiting for it
-   * (`stage`) until it lands, and false is returned.
+   * (`stage`) until it settles.
    */
-  private async within(durable: Promise<void>, docId: string, stage: 'recording' | 'applying'): Promise<boolean> {
-    const landed = await settlesWithin(durable, this.journalDeadlineMs)
-    if (!landed) {
+  private async settle(durable: Promise<void>, docId: string, stage: 'recording' | 'applying'): Promise<Durability> {
+    const outcome = await durableWithin(durable, this.journalDeadlineMs)
+    if (outcome === 'late') {
       const marker = { stage }
       this.pending.set(docId, marker)
-      void durable.then(() => {
+      const clear = () => {
         if (this.pending.get(docId) === marker) this.pending.delete(docId)
-      })
+      }
+      durable.then(clear, clear)
     }
-    return landed
+    return outcome
   }
 
   /**
@@ -258,35 +313,31 @@ export class DocumentCommands {
   async applyPeerUpdates(docId: string, updates: readonly Uint8Array[], actor: Actor): Promise<PeerUpdateOutcome> {
     for (const update of updates) assertDecodableUpdate(update)
     const state = await this.require(docId)
-    try {
-      return this.recordPeerUpdates(state, updates, actor)
-    } catch (error) {
-      // Some updates may be in the live Y.Doc without being in the log: rebuild it from the log on next use.
-      this.documents.evict(docId)
-      throw error
-    }
-  }
-
-  private recordPeerUpdates(state: DocumentState, updates: readonly Uint8Array[], actor: Actor): PeerUpdateOutcome {
     // Apply each update, then record all that brought something new as one append (one event each), all in one
     // synchronous step so no other event of this document can come between.
     const events: EventInput[] = []
     const changedText: boolean[] = []
     const sides = { text: false, mirror: false }
     const mirrorWasAttached = mirrorIsAttached(state.ydoc)
-    for (const update of updates) {
-      const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
-      if (!stateChanged) continue
-      events.push({ type: 'document.changed', actor, data: { update } })
-      changedText.push(textChanged)
-      sides.text ||= textChanged
-      sides.mirror ||= mirrorChanged
+    try {
+      for (const update of updates) {
+        const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
+        if (!stateChanged) continue
+        events.push({ type: 'document.changed', actor, data: { update } })
+        changedText.push(textChanged)
+        sides.text ||= textChanged
+        sides.mirror ||= mirrorChanged
+      }
+    } catch (error) {
+      // Some updates may be in the live Y.Doc without being in the log: rebuild it from the log on next use.
+      this.documents.evict(docId)
+      throw error
     }
     if (events.length === 0) return { revision: state.revision, recorded: 0, durable: Promise.resolve() }
     // A peer that wrote into a mirror nobody attached (a WYSIWYG editor that bound an empty fragment) must not
     // become the text: `source` is the truth, and the mirror is rebuilt from it.
     this.bridge(state, mirrorWasAttached ? sides : { text: sides.text || sides.mirror, mirror: false }, events, changedText)
-    const durable = this.enqueueApplied(state, events, changedText)
+    const { durable } = this.commit(state, events, { applied: changedText })
     return { revision: state.revision, recorded: events.length, durable }
   }
 
@@ -306,11 +357,60 @@ export class DocumentCommands {
       changed.push(change.textChanged)
       this.bridge(state, { text: true, mirror: false }, events, changed)
     }
-    events.push({ type: 'document.saved', actor, data: { path, sha256: sha256(content), length: content.length, reason: 'reload' } })
+    events.push(savedEvent(actor, { path, sha256: sha256(content), length: content.length, revisionPosition: null, reason: 'reload' }))
     changed.push(false)
-    const durable = this.enqueueApplied(state, events, changed)
+    const { durable } = this.commit(state, events, { applied: changed })
     state.primeContent(content)
     await durable
+  }
+
+  /**
+   * Records that the file at `mark.path` holds the document as of `mark.revisionPosition` (a save that wrote it, or
+   * the disk found holding the current text), together with what the save changes in other streams (the tab's new
+   * file, the approval it used), as one atomic append. Never queued behind a write: the file is already written.
+   * Returns how the record's durability settled within the journal deadline.
+   */
+  async recordSave(docId: string, mark: SaveMark, actor: Actor, alongside: readonly FoldingAppend[] = []): Promise<Durability> {
+    const state = await this.require(docId)
+    const { durable } = this.commit(state, [savedEvent(actor, mark)], { alongside })
+    return durableWithin(durable, this.journalDeadlineMs)
+  }
+
+  /** Marks the current content as what `path` holds (the disk caught up with the document). */
+  async markSaved(docId: string, path: string, reason: 'open' | 'save', actor: Actor): Promise<void> {
+    const state = await this.require(docId)
+    const content = state.content
+    const { durable } = this.commit(state, [
+      savedEvent(actor, { path, sha256: sha256(content), length: content.length, revisionPosition: null, reason }),
+    ])
+    await durable
+  }
+
+  /** The file changed on disk under unsaved changes (`document.diverged`); nothing when that change is already known. */
+  async markDiverged(docId: string, path: string, digest: string, length: number, actor: Actor): Promise<void> {
+    const state = await this.require(docId)
+    if (state.divergence?.sha256 === digest) return
+    await this.commit(state, [{ type: 'document.diverged', actor, data: { path, sha256: digest, length } }]).durable
+  }
+
+  /** The person keeps the tab's version of a diverged document (closing still needs force until it is saved). */
+  async keepDivergence(docId: string, actor: Actor): Promise<void> {
+    const state = await this.require(docId)
+    if (!state.divergence) throw new QuireError('INVALID_ARGUMENT', `document ${docId} has not diverged from its file`)
+    await this.commit(state, [{ type: 'document.divergence-resolved', actor, data: { choice: 'keep' } }]).durable
+  }
+
+  /**
+   * The person reviewed the document's AI changes up to log position `upTo` (`review.marked`), in the document's
+   * write queue. `reviewedUpTo` is how far earlier marks reached: a mark that reviews nothing new records nothing.
+   */
+  async markReviewed(docId: string, upTo: number, upToRevision: string, reviewedUpTo: () => Promise<number>, actor: Actor): Promise<void> {
+    const state = await this.require(docId)
+    await this.turns.run(docId, async () => {
+      if (upTo > state.position) throw new QuireError('INVALID_ARGUMENT', `${upToRevision} is later than the document's last event`)
+      if (upTo <= (await reviewedUpTo())) return
+      await this.commit(state, [{ type: 'review.marked', actor, data: { upToPosition: upTo } }]).durable
+    })
   }
 
   /**
@@ -323,7 +423,7 @@ export class DocumentCommands {
     await this.turns.run(docId, async () => {
       if (mirrorIsAttached(state.ydoc)) return
       const update = syncMirrorFromSource(state.ydoc)
-      if (update) await this.enqueueApplied(state, [{ type: 'document.changed', actor: SYSTEM, data: { update } }], [false])
+      if (update) await this.commit(state, [{ type: 'document.changed', actor: SYSTEM, data: { update } }], { applied: [false] }).durable
     })
   }
 
@@ -342,18 +442,6 @@ export class DocumentCommands {
     changedText.push(!sides.text)
   }
 
-  /** Marks the current content as what `path` holds (after a save, or on open). */
-  async markSaved(docId: string, path: string, reason: 'open' | 'save', actor: Actor): Promise<RecordedEvent> {
-    const state = await this.require(docId)
-    const content = state.content
-    const enqueued = this.store.enqueue(documentStream(docId), [
-      { type: 'document.saved', actor, data: { path, sha256: sha256(content), length: content.length, reason } },
-    ])
-    state.apply(enqueued.events[0]!)
-    await enqueued.durable
-    return enqueued.events[0]!
-  }
-
   private async require(docId: string): Promise<DocumentState> {
     const state = await this.documents.get(docId)
     if (!state) throw new QuireError('NOT_FOUND', `no document ${docId}`)
@@ -369,19 +457,46 @@ export class DocumentCommands {
   }
 
   /**
-   * Appends an event whose effect the state already holds. If the append is refused, the in-memory state no longer
-   * matches the log, so the document is evicted and will be rebuilt from the log on next use.
+   * The one append path of `doc:` streams: appends `events` at the stream version `state` has folded (with the
+   * appends of other streams that must land with them), and folds them into `state` in the same synchronous step.
+   * `applied` marks content events whose Yjs update the state already holds (a local change made ahead, or a peer's
+   * update applied to see whether it brought anything new) and whether each changed the text. If the append is
+   * refused, or the log later fails to write it and rolls it back, the in-memory state no longer matches the log:
+   * the document is evicted and rebuilt from the log on next use.
    */
-  private enqueueApplied(state: DocumentState, events: EventInput[], changedText: readonly boolean[]): Promise<void> {
+  private commit(
+    state: DocumentState,
+    events: readonly EventInput[],
+    options: { applied?: readonly boolean[]; alongside?: readonly FoldingAppend[]; expected?: ExpectedStreamVersion; created?: boolean } = {},
+  ): Appended {
+    const { applied } = options
+    const own: FoldingAppend = {
+      stream: documentStream(state.docId),
+      events,
+      expectedVersion: options.expected ?? state.version,
+      fold: (recorded) => recorded.forEach((event, index) => (applied?.[index] === undefined ? state.apply(event) : state.recordApplied(event, applied[index]!))),
+    }
+    let appended: Appended
     try {
-      const enqueued = this.store.enqueue(documentStream(state.docId), events)
-      enqueued.events.forEach((event, index) => state.recordApplied(event, changedText[index]!))
-      this.documents.noteApplied(state)
-      return enqueued.durable
+      appended = appendFolded(this.store, [own, ...(options.alongside ?? [])])
     } catch (error) {
-      this.documents.evict(state.docId)
+      if (applied !== undefined && !options.created) this.documents.evict(state.docId)
       throw error
     }
+    this.documents.noteApplied(state)
+    appended.durable.catch(() => {
+      if (this.documents.peek(state.docId) === state) this.documents.evict(state.docId)
+    })
+    return appended
+  }
+}
+
+/** A `document.saved` event for `mark`. */
+function savedEvent(actor: Actor, mark: SaveMark): EventInput {
+  return {
+    type: 'document.saved',
+    actor,
+    data: { path: mark.path, sha256: mark.sha256, length: mark.length, reason: mark.reason, revision: mark.revisionPosition === null ? null : revisionToken(mark.revisionPosition) },
   }
 }
 

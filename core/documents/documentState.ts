@@ -3,8 +3,9 @@ import * as Y from 'yjs'
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
 import type { RecordedEvent } from '../log/eventStore.js'
-import type { DocumentKind } from './events.js'
-import { revisionToken } from './revision.js'
+import { DivergenceResolved, DocumentChanged, DocumentCreated, DocumentDiverged, DocumentSaved, type DocumentKind } from './events.js'
+import { positionOfRevision, revisionToken } from './revision.js'
+import { dataOf } from '../events/schema.js'
 import type { Hunk } from './textDiff.js'
 import { textChanged } from './contentChange.js'
 import { MIRROR_FRAGMENT } from '../markdown/mirror.js'
@@ -13,7 +14,10 @@ export interface SavedMark {
   readonly path: string
   readonly sha256: string
   readonly length: number
+  /** Log position of the `document.saved` event. */
   readonly position: number
+  /** The revision (as a log position) whose content the file holds. */
+  readonly revisionPosition: number
 }
 
 export interface DocumentMeta {
@@ -30,7 +34,8 @@ export interface LocalChange {
   readonly textChanged: boolean
 }
 
-const SNAPSHOT_FORMAT = 1
+/** 2: the save mark records the revision it saved. Older snapshots are not read (the log rebuilds them). */
+const SNAPSHOT_FORMAT = 2
 
 /** The Yjs update that changes nothing (no structs, no deletions). */
 const EMPTY_UPDATE = Y.encodeStateAsUpdate(new Y.Doc())
@@ -101,41 +106,44 @@ export class DocumentState {
     return this.cachedHash.hash
   }
 
-  /** Unsaved: content differs from what the last save wrote (or open read); an untitled document with text. */
+  /**
+   * Unsaved: the revision is not the one the file was last saved at (or read at), unless the content came back to
+   * exactly what the file holds; an untitled document with text.
+   */
   get dirty(): boolean {
     if (!this.saved) return this.text.length > 0
-    if (this.saved.position >= this.revisionPosition) return false
+    if (this.saved.revisionPosition === this.revisionPosition) return false
     return this.text.length !== this.saved.length || this.contentHash !== this.saved.sha256
   }
 
   /** The fold: applies one event of this document's stream, in log order. */
   apply(event: RecordedEvent): void {
     switch (event.type) {
-      case 'document.created': {
+      case DocumentCreated.type: {
         this.meta = metaOf(event)
-        this.applyUpdate((event.data as { update: Uint8Array }).update)
+        this.applyUpdate(dataOf(event, DocumentCreated).update)
         // Creation brings the content into existence, even empty content.
         this.revisionPosition = event.position
         break
       }
-      case 'document.changed': {
-        const { update } = event.data as { update: Uint8Array }
-        if (this.applyUpdate(update)) this.revisionPosition = event.position
+      case DocumentChanged.type: {
+        if (this.applyUpdate(dataOf(event, DocumentChanged).update)) this.revisionPosition = event.position
         break
       }
-      case 'document.saved': {
-        const data = event.data as { path: string; sha256: string; length: number }
-        this.saved = { path: data.path, sha256: data.sha256, length: data.length, position: event.position }
+      case DocumentSaved.type: {
+        const data = dataOf(event, DocumentSaved)
+        const revisionPosition = data.revision === null ? this.revisionPosition : (positionOfRevision(data.revision) ?? this.revisionPosition)
+        this.saved = { path: data.path, sha256: data.sha256, length: data.length, position: event.position, revisionPosition }
         if (this.meta) this.meta = { ...this.meta, path: data.path }
         // The file and the document agree again.
         this.divergence = null
         break
       }
-      case 'document.diverged':
-        this.divergence = { sha256: (event.data as { sha256: string }).sha256, kept: false }
+      case DocumentDiverged.type:
+        this.divergence = { sha256: dataOf(event, DocumentDiverged).sha256, kept: false }
         break
-      case 'document.divergence-resolved':
-        if (this.divergence && (event.data as { choice: string }).choice === 'keep') this.divergence = { ...this.divergence, kept: true }
+      case DivergenceResolved.type:
+        if (this.divergence && dataOf(event, DivergenceResolved).choice === 'keep') this.divergence = { ...this.divergence, kept: true }
         break
       default:
         // Journal entries and future event types do not change the fold.
@@ -268,7 +276,7 @@ export class DocumentState {
 
 /** A document's metadata from its `document.created` event. */
 function metaOf(event: RecordedEvent): DocumentMeta {
-  const data = event.data as Omit<DocumentMeta, 'createdAt'>
+  const data = dataOf(event, DocumentCreated)
   return { docId: data.docId, kind: data.kind, path: data.path, title: data.title, origin: data.origin, createdAt: event.at }
 }
 

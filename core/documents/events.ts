@@ -63,19 +63,25 @@ export const JournalRecorded = defineEvent({
   }),
 })
 
+const savedFields = {
+  path: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  length: z.number().int().nonnegative(),
+  reason: z.enum(['open', 'save', 'reload']),
+}
+
 /**
- * The document's content as of this event is what the file at `path` holds: written there by a save, or read from
- * there on open. `dirty` compares the content against it.
+ * The file at `path` holds the document's content as of `revision`: written there by a save (which records the
+ * revision it wrote, captured before the file write), or read from there on open or reload (`revision: null`: as of
+ * this event, whose append carries that content). `dirty` is `revision !== savedRevision` (DESIGN §3), so an edit
+ * that lands while a save writes the file leaves the document dirty. Version 1 did not record the revision; its
+ * events are read with `revision: null`, which is what version 1 assumed of every save.
  */
 export const DocumentSaved = defineEvent({
   type: 'document.saved',
-  version: 1,
-  schema: z.object({
-    path: z.string().min(1),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
-    length: z.number().int().nonnegative(),
-    reason: z.enum(['open', 'save', 'reload']),
-  }),
+  version: 2,
+  schema: z.object({ ...savedFields, revision: z.string().regex(/^rev-[0-9a-z]+$/).nullable() }),
+  upcasters: { 1: (data) => ({ ...(data as object), revision: null }) },
 })
 
 /**

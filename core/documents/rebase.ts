@@ -80,8 +80,8 @@ function checkHunks(hunks: readonly Hunk[], baseLength: number): void {
  * several (a deletion split around text others inserted inside it) or none (everything it deleted is gone already
  * and it inserts nothing). Hunks that do not cut a surrogate pair of `base.text` do not cut one of the current text.
  *
- * Cost: one walk of the text's items, O(items · log deleted ranges) plus O(hunks); the text itself is neither
- * materialised nor copied. Throws a RangeError for malformed hunks and a BaseMismatchError when the walk does not
+ * Cost: one walk of the text's items (see alignWithBase: O(items), plus a binary search of the base delete set per
+ * deleted item) and O(hunks); the text itself is neither materialised nor copied. Throws a RangeError for malformed hunks and a BaseMismatchError when the walk does not
  * count `base.text.length` base characters (a base of another document, or a text with non-string content).
  */
 export function rebaseHunks(ytext: Y.Text, base: DocumentBase, baseHunks: readonly Hunk[]): Hunk[] {

@@ -21,6 +21,15 @@ export function defineEvent<Type extends string, Schema extends z.ZodType>(
 
 export type EventData<D> = D extends EventDefinition<string, infer S> ? z.output<S> : never
 
+/**
+ * The payload of a recorded event of `definition`'s type, typed by its schema. The store checked it against that
+ * schema on append and upcast it on read, so the cast is what the log guarantees, not a guess.
+ */
+export function dataOf<D extends EventDefinition>(event: { readonly type: string; readonly data: unknown }, definition: D): EventData<D> {
+  if (event.type !== definition.type) throw new EventSchemaError(`expected a ${definition.type} event, got ${event.type}`)
+  return event.data as EventData<D>
+}
+
 export class EventSchemaError extends Error {
   override name = 'EventSchemaError'
 }

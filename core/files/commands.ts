@@ -1,10 +1,9 @@
-import { settlesWithin } from '../deadline.js'
 import { newId } from '../ids.js'
 import { dirname, sep } from 'node:path'
 import type { ApprovalCommands } from '../approvals/commands.js'
 import { DISK, type Actor } from '../events/actor.js'
 import type { Approval } from '../approvals/approvalsState.js'
-import type { DocumentCommands } from '../documents/commands.js'
+import type { DocumentCommands, SaveMark } from '../documents/commands.js'
 import type { EditorGuards } from '../documents/editorGuards.js'
 import type { EditChecks } from '../documents/editChecks.js'
 import { tabWrite } from '../documents/tabWrite.js'
@@ -12,11 +11,10 @@ import { normalizeLineEndings } from '../documents/commands.js'
 import { parseMarkdown } from '../markdown/parse.js'
 import { serializeMarkdown } from '../markdown/serialize.js'
 import { kindOfFile, titleOfPath } from '../documents/kind.js'
-import { documentStream } from '../documents/events.js'
 import { QuireError, isQuireError } from '../errors.js'
 import type { EventInput, EventStore } from '../log/eventStore.js'
 import type { Settings } from '../settings/events.js'
-import { appendToView, enqueueFolded, viewAppend, type FoldingAppend } from '../views.js'
+import { appendToView, viewAppend, type FoldingAppend } from '../streams/append.js'
 import type { Caller } from '../workspace/commands.js'
 import { resolveTab, resolveWindow } from '../workspace/tabs.js'
 import type { DocumentRepository } from '../documents/documentRepository.js'
@@ -43,9 +41,6 @@ export interface WriteResponse {
   readonly save_error?: string
   readonly journaled?: Journaled
 }
-
-/** How long a save waits for its history record before answering `journaled: "pending"` (JRNL.16–17). */
-const JOURNAL_WAIT_MS = 2_000
 
 /**
  * Files: open into tabs, save, save_as, and the write-then-save of `document.write`. Every path goes through the
@@ -154,7 +149,7 @@ export class FileCommands {
     const tab = resolveTab(this.workspace.state, tabId)
     const document = await this.documents.get(tab.docId)
     if (!document?.meta) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
-    this.documentCommands.noteTabBaseline(tab.tabId, document.position)
+    this.documentCommands.noteTabBaseline(tab.tabId, document)
     return { content: document.content, revision: document.revision, filePath: tab.path, kind: document.meta.kind, dirty: document.dirty }
   }
 
@@ -177,6 +172,7 @@ export class FileCommands {
       // Into the active WYSIWYG tab of a Markdown document, the text is what that editor makes of it: its
       // serialization of the loaded text (DOC.WRITE.12–13); every other tab gets `content` verbatim (DOC.WRITE.14).
       content: (_current, state) => (state.meta?.kind === 'markdown' && this.editors.showsWysiwyg(tab) ? throughEditor(content) : content),
+      fromTabBase: true,
       expectedRevision,
       actor: caller.actor,
       ...tabWrite(tab, this.editors, this.checks, { implicitTab: tabId === undefined, addresses }),
@@ -209,13 +205,14 @@ export class FileCommands {
   ): Promise<{ revision: string; journaled: Journaled }> {
     const document = await this.documents.get(tab.docId)
     if (!document) throw new QuireError('INVALID_TAB', `tab ${tab.tabId} has no document`)
+    // What the file will hold, and the revision it is: an edit landing while the file is written leaves it dirty.
     const text = document.content
     const revision = document.revision
+    const revisionPosition = document.revisionPosition
     const digest = sha256(text)
     const outcome = await this.fs.enqueueSave(
       path,
       async () => {
-        await this.store.streamHead(documentStream(tab.docId))
         this.fs.expectWrite(path, digest)
         try {
           if (options.exclusive) await this.fs.createExclusive(path, text)
@@ -225,15 +222,12 @@ export class FileCommands {
           // A disk that refuses the write (full, read-only, permissions) is not a bug: say what happened.
           throw new QuireError('INTERNAL', `could not write ${path}: ${(error as Error).message}`, { written: false })
         }
-        const saved: EventInput = { type: 'document.saved', actor: caller.actor, data: { path, sha256: digest, length: text.length, reason: 'save' } }
-        const appends: FoldingAppend[] = [
-          { stream: documentStream(tab.docId), events: [saved], fold: (recorded) => recorded.forEach((event) => document.apply(event)) },
-        ]
+        const alongside: FoldingAppend[] = []
         if (path !== tab.path) {
-          appends.push(viewAppend(this.workspace, [{ type: 'document.retargeted', actor: caller.actor, data: { docId: tab.docId, path } }]))
+          alongside.push(viewAppend(this.workspace, [{ type: 'document.retargeted', actor: caller.actor, data: { docId: tab.docId, path } }]))
         }
-        if (options.approval) appends.push(this.approvals.consumption(options.approval, caller.actor))
-        return { revision, journaled: await this.record(appends) }
+        if (options.approval) alongside.push(this.approvals.consumption(options.approval, caller.actor))
+        return { revision, journaled: await this.record(tab.docId, { path, sha256: digest, length: text.length, revisionPosition, reason: 'save' }, caller, alongside) }
       },
       async () => {
         if (!this.workspace.state.tabs.has(tab.tabId)) {
@@ -255,10 +249,11 @@ export class FileCommands {
     return outcome.value
   }
 
-  /** Appends the save's events; the journal's state never turns a save into an error (JRNL.17). */
-  private async record(appends: FoldingAppend[]): Promise<Journaled> {
+  /** Records the save with the document's owner; the journal's state never turns a save into an error (JRNL.17). */
+  private async record(docId: string, mark: SaveMark, caller: Caller, alongside: readonly FoldingAppend[]): Promise<Journaled> {
     try {
-      return (await settlesWithin(enqueueFolded(this.store, appends), JOURNAL_WAIT_MS)) ? 'yes' : 'pending'
+      const durability = await this.documentCommands.recordSave(docId, mark, caller.actor, alongside)
+      return durability === 'durable' ? 'yes' : durability === 'late' ? 'pending' : 'no'
     } catch {
       return 'no'
     }
@@ -273,14 +268,36 @@ export class FileCommands {
     }
   }
 
-  /** Records that the file changed on disk under unsaved changes (the disk watcher's call). */
-  async markDiverged(docId: string, path: string, digest: string, length: number): Promise<void> {
+  /**
+   * What a change another program made to a file means for the document shown in its tabs (the disk watcher's
+   * call, DESIGN §7): nothing when no tab shows the file or it no longer resolves inside the scope (a folder swapped
+   * for a link must not read something outside into the document); the document is saved when the disk caught up
+   * with it; a clean document follows the disk; one with unsaved changes is marked diverged until the person decides.
+   */
+  async observeDiskChange(path: string, text: string, digest: string): Promise<'ignored' | 'out-of-scope' | 'caught-up' | 'reloaded' | 'diverged'> {
+    const docId = this.workspace.state.documentsByPath.get(path)
+    if (docId === undefined || this.workspace.state.tabsOfDocument(docId).length === 0) return 'ignored'
     const document = await this.documents.get(docId)
-    if (!document || document.divergence?.sha256 === digest) return
-    await this.store.streamHead(documentStream(docId))
-    const enqueued = this.store.enqueue(documentStream(docId), [{ type: 'document.diverged', actor: DISK, data: { path, sha256: digest, length } }])
-    document.apply(enqueued.events[0]!)
-    await enqueued.durable
+    if (!document) return 'ignored'
+    if (!(await this.isInScope(path))) return 'out-of-scope'
+    const content = normalizeLineEndings(text)
+    if (document.content === content) {
+      if (document.dirty) await this.documentCommands.markSaved(docId, path, 'open', DISK)
+      return 'caught-up'
+    }
+    if (!document.dirty) {
+      await this.documentCommands.replaceFromDisk(docId, content, path, DISK)
+      return 'reloaded'
+    }
+    await this.documentCommands.markDiverged(docId, path, digest, content.length, DISK)
+    return 'diverged'
+  }
+
+  /** The hash of what the document last matched in `path`, so a change made before a watch started is still seen. */
+  async savedDigest(path: string): Promise<string | undefined> {
+    const docId = this.workspace.state.documentsByPath.get(path)
+    const document = docId === undefined ? undefined : await this.documents.get(docId)
+    return document?.saved?.path === path ? document.saved.sha256 : undefined
   }
 
   /**
@@ -291,16 +308,10 @@ export class FileCommands {
     const document = await this.documents.get(docId)
     if (!document) throw new QuireError('NOT_FOUND', `no document ${docId}`)
     if (!document.divergence) throw new QuireError('INVALID_ARGUMENT', `document ${docId} has not diverged from its file`)
+    if (choice === 'keep') return this.documentCommands.keepDivergence(docId, actor)
     const path = document.meta?.path
-    if (choice === 'reload') {
-      if (!path) throw new QuireError('INVALID_ARGUMENT', `document ${docId} has no file to reload`)
-      await this.documentCommands.replaceFromDisk(docId, await this.fs.readText(path), path, actor)
-      return
-    }
-    await this.store.streamHead(documentStream(docId))
-    const enqueued = this.store.enqueue(documentStream(docId), [{ type: 'document.divergence-resolved', actor, data: { choice } }])
-    document.apply(enqueued.events[0]!)
-    await enqueued.durable
+    if (!path) throw new QuireError('INVALID_ARGUMENT', `document ${docId} has no file to reload`)
+    await this.documentCommands.replaceFromDisk(docId, await this.fs.readText(path), path, actor)
   }
 
   /**

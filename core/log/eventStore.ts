@@ -437,32 +437,27 @@ export class EventStore implements EventLog {
     let lastVersion = from - 1
     // Taken before the disk is read: an event that lands meanwhile is then on disk, so disk + pending misses none.
     const pending = this.undelivered.filter((event) => event.stream === stream)
-    const streamStart = keys.streamIndexKey(stream, 0)
-    // The index entry holding `from` may start before it: begin at the last entry at or before `from`.
-    const ranges: KeyRange[] = [
-      { gte: streamStart, lte: keys.streamIndexKey(stream, from), reverse: true, limit: 1 },
-      { gt: keys.streamIndexKey(stream, from), lte: keys.streamIndexKey(stream, to) },
-    ]
-    for (const indexRange of ranges) {
-      let page: [Uint8Array, Uint8Array][] = []
-      const readPage = async function* (this: EventStore): AsyncGenerator<RecordedEvent> {
-        const chunkPositions = page.map(([, value]) => decoding.readVarUint(decoding.createDecoder(value)))
-        page = []
-        const chunks = await this.getMany(chunkPositions.map(keys.eventKey))
-        for (let i = 0; i < chunks.length; i++) {
-          for (const event of this.decodeChunkAt(chunkPositions[i]!, chunks[i])) {
-            if (event.streamVersion < from || event.streamVersion > to) continue
-            lastVersion = event.streamVersion
-            yield event
-          }
+    // The index entry holding `from` may start before it: begin at the last entry at or before `from`. One forward
+    // scan from there reads one state of the disk, where the stream's entries are a prefix of the stream.
+    const start = await this.lastKeyAtOrBefore(keys.streamIndexKey(stream, 0), keys.streamIndexKey(stream, from))
+    let page: [Uint8Array, Uint8Array][] = []
+    const events = async function* (this: EventStore): AsyncGenerator<RecordedEvent> {
+      const chunkPositions = page.map(([, value]) => decoding.readVarUint(decoding.createDecoder(value)))
+      page = []
+      const chunks = await this.getMany(chunkPositions.map(keys.eventKey))
+      for (let i = 0; i < chunks.length; i++) {
+        for (const event of this.decodeChunkAt(chunkPositions[i]!, chunks[i])) {
+          if (event.streamVersion < from || event.streamVersion > to) continue
+          lastVersion = event.streamVersion
+          yield event
         }
       }
-      for await (const entry of this.scan(indexRange)) {
-        page.push(entry)
-        if (page.length >= PAGE) yield* readPage.call(this)
-      }
-      if (page.length > 0) yield* readPage.call(this)
     }
+    for await (const entry of this.scan({ gte: start, lte: keys.streamIndexKey(stream, to) })) {
+      page.push(entry)
+      if (page.length >= PAGE) yield* events.call(this)
+    }
+    if (page.length > 0) yield* events.call(this)
     // Events appended but not yet on disk are part of the stream too.
     for (const event of pending) {
       if (event.streamVersion > lastVersion && event.streamVersion <= to) yield event
@@ -472,18 +467,19 @@ export class EventStore implements EventLog {
   async *readAll(after = 0, options: { readonly to?: number } = {}): AsyncGenerator<RecordedEvent> {
     this.assertReadable()
     const to = options.to ?? Number.MAX_SAFE_INTEGER
-    const ranges: KeyRange[] = [
-      // The chunk holding `after + 1` may start before it.
-      { gte: keys.eventKey(0), lte: keys.eventKey(after + 1), reverse: true, limit: 1 },
-      { gt: keys.eventKey(after + 1), lte: keys.eventKey(to) },
-    ]
-    for (const range of ranges) {
-      for await (const [key, chunk] of this.scan(range)) {
-        for (const event of this.decodeChunkAt(keys.positionOfEventKey(key), chunk)) {
-          if (event.position > after && event.position <= to) yield event
-        }
+    // The chunk holding `after + 1` may start before it; one forward scan from there reads one state of the disk.
+    const start = await this.lastKeyAtOrBefore(keys.eventKey(0), keys.eventKey(after + 1))
+    for await (const [key, chunk] of this.scan({ gte: start, lte: keys.eventKey(to) })) {
+      for (const event of this.decodeChunkAt(keys.positionOfEventKey(key), chunk)) {
+        if (event.position > after && event.position <= to) yield event
       }
     }
+  }
+
+  /** The last key in [floor, key], or `floor` when there is none. */
+  private async lastKeyAtOrBefore(floor: Uint8Array, key: Uint8Array): Promise<Uint8Array> {
+    for await (const [found] of this.scan({ gte: floor, lte: key, reverse: true, limit: 1 })) return found
+    return floor
   }
 
   async readEvent(position: number): Promise<RecordedEvent | undefined> {

@@ -62,16 +62,7 @@ export class ReviewCommands {
   async markReviewed(docId: string, upToRevision: string, actor: Actor): Promise<void> {
     const upTo = positionOfRevision(upToRevision)
     if (upTo === undefined) throw new QuireError('INVALID_ARGUMENT', `${JSON.stringify(upToRevision)} is not a revision token (rev-...)`)
-    const state = await this.documents.get(docId)
-    if (!state) throw new QuireError('NOT_FOUND', `no document ${docId}`)
-    await this.commands.turns.run(docId, async () => {
-      if (upTo > state.position) throw new QuireError('INVALID_ARGUMENT', `${upToRevision} is later than the document's last event`)
-      if (upTo <= (await this.backlog(docId)).reviewedUpTo) return
-      const enqueued = this.store.enqueue(documentStream(docId), [{ type: 'review.marked', actor, data: { upToPosition: upTo } }])
-      // Folded into the live document too, so its stream version stays the log's (snapshots record it).
-      state.apply(enqueued.events[0]!)
-      await enqueued.durable
-    })
+    await this.commands.markReviewed(docId, upTo, upToRevision, async () => (await this.backlog(docId)).reviewedUpTo, actor)
     await this.backlog(docId)
   }
 

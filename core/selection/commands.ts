@@ -58,7 +58,7 @@ export class SelectionCommands {
     const { tab, editor } = this.focusedEditor(tabId)
     const document = await this.document(tab)
     const selected = selectionIn(document, editor)
-    this.documentCommands.noteTabBaseline(tab.tabId, document.position)
+    this.documentCommands.noteTabBaseline(tab.tabId, document)
     return {
       text: selected.text,
       isEmpty: selected.from === selected.to,

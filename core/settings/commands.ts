@@ -2,7 +2,7 @@ import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
 import type { EventStore } from '../log/eventStore.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
-import { appendToView } from '../views.js'
+import { appendToView } from '../streams/append.js'
 import { applySetting, settingEntries, settingValue, type Settings, type SettingValue } from './events.js'
 
 /** The person's settings. Only a person changes them (the MCP surface has no action for it). */

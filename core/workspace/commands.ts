@@ -9,7 +9,7 @@ import type { DocumentCommands } from '../documents/commands.js'
 import type { DocumentKind } from '../documents/events.js'
 import { titleOfPath } from '../documents/kind.js'
 import type { Settings } from '../settings/events.js'
-import { appendToView, enqueueFolded, viewAppend } from '../views.js'
+import { appendToView, appendFolded, viewAppend } from '../streams/append.js'
 import type { DocumentRepository } from '../documents/documentRepository.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import type { WorkspaceState } from './workspaceState.js'
@@ -131,13 +131,13 @@ export class WorkspaceCommands {
     }
     const window = resolveWindow(this.view.state)
     const instanceId = newId('wsi')
-    await enqueueFolded(this.store, [
+    await appendFolded(this.store, [
       viewAppend(this.view, [
         { type: 'workspace.opened', actor: caller.actor, data: { instanceId, root: folder, windowLabel: window.label, approval: gate.approval.approvalId } },
       ]),
       // Checked and appended with no await between: two racing retries cannot both use one approval.
       this.approvals.consumption(gate.approval, caller.actor),
-    ])
+    ]).durable
     return { opened: true, workspaceInstanceId: instanceId, folderPath: folder }
   }
 }

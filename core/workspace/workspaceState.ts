@@ -38,7 +38,7 @@ export class WorkspaceState {
     readonly lastUsedWindow: string,
     /** Per window and instance, the tab that was current there last, to restore on switching back. */
     private readonly lastActive: ReadonlyMap<string, string>,
-    /** Every file path a document was opened from or saved to, and that document: reopening a file continues it. */
+    /** The file each document belongs to now (opened from, or last saved to): reopening that file continues its document. */
     readonly documentsByPath: ReadonlyMap<string, string>,
   ) {}
 
@@ -126,7 +126,10 @@ export class WorkspaceState {
         for (const tab of this.tabs.values()) {
           if (tab.docId === data.docId) tabs.set(tab.tabId, { ...tab, path: data.path as string })
         }
-        const documentsByPath = new Map(this.documentsByPath).set(data.path as string, data.docId as string)
+        // A document belongs to one file at a time: the path it leaves is free, and opening that file again opens a
+        // new document holding the file's bytes.
+        const documentsByPath = new Map([...this.documentsByPath].filter(([, docId]) => docId !== data.docId))
+        documentsByPath.set(data.path as string, data.docId as string)
         return this.with({ tabs, documentsByPath })
       }
       default:

@@ -132,7 +132,7 @@ describe('SAVE.RACE an edit that lands while a save of the same document writes 
     expect(await bytes(`${w}/a.md`)).toBe('first\n')
     expect((await tabsOf(session)).find((tab) => tab.id === tabId)!.dirty).toBe(true)
     expect((await read(session, tabId)).dirty).toBe(true)
-    envelope(await session.call('workspace', { action: 'close', tabId }), 'DIRTY')
+    expect(ok(await session.call('workspace', { action: 'close', tabId }))).toEqual({ closed: false, reason: 'DIRTY' })
 
     // Another program touches the file: a dirty document is marked diverged, never reloaded over.
     await writeFile(`${w}/a.md`, 'touched by another program\n')
@@ -156,7 +156,7 @@ describe('SAVE.RACE an edit that lands while a save of the same document writes 
     ok(await saving)
     expect(await bytes(`${w}/b.md`)).toBe('beta\n')
     expect((await read(session, tabId)).dirty).toBe(true)
-    envelope(await session.call('workspace', { action: 'close', tabId }), 'DIRTY')
+    expect(ok(await session.call('workspace', { action: 'close', tabId }))).toEqual({ closed: false, reason: 'DIRTY' })
     expect((await read(session, tabId)).content).toBe('beta\ntyped during the save\n')
   })
 })
