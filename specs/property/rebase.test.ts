@@ -70,9 +70,12 @@ function targetText(base: string, target: AssistantTarget): string {
   return text
 }
 
-/** Applies the person's edits on the peer, one transaction each; returns how many changed anything. */
-function applyPeerEdits(text: Y.Text, edits: readonly PeerEdit[]): number {
-  let place = 0
+/**
+ * Applies the person's edits on the peer, one transaction each; returns how many changed anything. `cursor` carries
+ * the place of the last edit from one call to the next, so typing can go on across the base.
+ */
+function applyPeerEdits(text: Y.Text, edits: readonly PeerEdit[], cursor: { place: number }): number {
+  let place = cursor.place
   let effective = 0
   for (const edit of edits) {
     const current = text.toString()
@@ -92,6 +95,7 @@ function applyPeerEdits(text: Y.Text, edits: readonly PeerEdit[]): number {
       effective++
     }
   }
+  cursor.place = place
   return effective
 }
 
@@ -181,7 +185,8 @@ describe('rebaseHunks: an assistant write merged with what the person typed sinc
             server.transactLocal(textHunks(server.text.toString(), earlierWrite))
             sync(server.ydoc, peer)
           }
-          applyPeerEdits(peerText, before)
+          const cursor = { place: 0 }
+          applyPeerEdits(peerText, before, cursor)
           sync(peer, server.ydoc)
 
           // The read.
@@ -193,7 +198,7 @@ describe('rebaseHunks: an assistant write merged with what the person typed sinc
           const peerBaseClock = base.snapshot.sv.get(PEER) ?? 0
 
           // The person types on; the server receives it.
-          const effective = applyPeerEdits(peerText, since)
+          const effective = applyPeerEdits(peerText, since, cursor)
           sync(peer, server.ydoc)
           expect(baseIsCurrent(server.ydoc, base)).toBe(effective === 0)
           expect(reconstructBase(server.text, base)).toBe(base.text)
