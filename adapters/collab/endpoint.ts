@@ -46,7 +46,12 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
   let closed = false
 
   const fanout = new LogFanout(engine.store, (docId, update, event) => rooms.get(docId)?.broadcastUpdate(update, event))
-  const context: SessionContext = { documents: engine.documents, commands: engine.commands.documents, fanout }
+  const context: SessionContext = {
+    documents: engine.documents,
+    commands: engine.commands.documents,
+    fanout,
+    awarenessBounds: { maxStateBytes: limits.maxAwarenessStateBytes, maxEntries: limits.maxAwarenessClientsPerConnection },
+  }
   const websocketServer = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes })
 
   // A revocation is folded into the agents view in the same step as its append: the revoked agent's sockets are
@@ -70,7 +75,7 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
     }
     let room = rooms.get(docId)
     if (!room) {
-      room = new Room(docId, services.presence)
+      room = new Room(docId, services.presence, limits.maxAwarenessClientsPerConnection)
       rooms.set(docId, room)
     }
     room.join(connection)

@@ -25,6 +25,18 @@ export interface CollabLimits {
   readonly pingIntervalMs: number
   /** How long close() waits for peers to acknowledge the close handshake before cutting the sockets. */
   readonly closeGraceMs: number
+  /**
+   * Bytes of one awareness state (the JSON of one client's cursor, name and presence). The console's is well under
+   * 1 KiB; 64 KiB leaves room for any editor's cursor data, while a state every peer and every joiner is sent cannot
+   * become a way to push megabytes to all of them. Over: closed with {@link CLOSE.awarenessTooLarge}.
+   */
+  readonly maxAwarenessStateBytes: number
+  /**
+   * Awareness client ids one connection may speak for at once. A stock provider has exactly one (its Y.Doc's
+   * clientID); 8 allows a peer a few documents' worth, while fake ids cannot each cost the server a state and its
+   * bookkeeping. Over: closed with {@link CLOSE.tooMany}.
+   */
+  readonly maxAwarenessClientsPerConnection: number
 }
 
 export const DEFAULT_LIMITS: CollabLimits = Object.freeze({
@@ -32,6 +44,8 @@ export const DEFAULT_LIMITS: CollabLimits = Object.freeze({
   maxQueuedBytes: 32 * 1024 * 1024,
   pingIntervalMs: 30_000,
   closeGraceMs: 1_000,
+  maxAwarenessStateBytes: 64 * 1024,
+  maxAwarenessClientsPerConnection: 8,
 })
 
 /**
@@ -53,4 +67,8 @@ export const CLOSE = Object.freeze({
   unauthorized: 4401,
   /** No document with that id. */
   notFound: 4404,
+  /** An awareness state over maxAwarenessStateBytes (like HTTP 413). */
+  awarenessTooLarge: 4413,
+  /** Over a count: awareness clients of one connection, connections of one principal (like HTTP 429). */
+  tooMany: 4429,
 })

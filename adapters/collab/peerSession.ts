@@ -6,7 +6,9 @@ import type { DocumentRepository } from '../../core/documents/documentRepository
 import type { CollabConnection } from './connection.js'
 import type { LogFanout } from './fanout.js'
 import { CLOSE } from './limits.js'
-import { MalformedMessage, parsePeerMessage, permissionDeniedMessage, syncStep1Message, syncStep2Message } from './protocol.js'
+import {
+  LimitExceeded, MalformedMessage, parsePeerMessage, permissionDeniedMessage, syncStep1Message, syncStep2Message, type AwarenessBounds,
+} from './protocol.js'
 import type { Room } from './room.js'
 
 /** What a peer session needs from the core. */
@@ -14,6 +16,8 @@ export interface SessionContext {
   readonly documents: DocumentRepository
   readonly commands: DocumentCommands
   readonly fanout: LogFanout
+  /** What one awareness message may hold. */
+  readonly awarenessBounds: AwarenessBounds
 }
 
 /**
@@ -45,7 +49,7 @@ export class PeerSession {
   /** Handles one binary message; anything that is not the protocol closes the connection with the reason. */
   receive(bytes: Uint8Array): void {
     try {
-      const message = parsePeerMessage(bytes)
+      const message = parsePeerMessage(bytes, this.context.awarenessBounds)
       switch (message.kind) {
         case 'sync-step1':
           void this.answerSyncStep1(message.stateVector)
@@ -135,7 +139,8 @@ export class PeerSession {
   }
 
   private protocolError(error: unknown): void {
-    if (error instanceof MalformedMessage) this.connection.close(CLOSE.protocolError, `malformed message: ${error.message}`)
+    if (error instanceof LimitExceeded) this.connection.close(error.code, error.message)
+    else if (error instanceof MalformedMessage) this.connection.close(CLOSE.protocolError, `malformed message: ${error.message}`)
     else this.connection.close(CLOSE.internalError, `server error: ${(error as Error).message}`)
   }
 

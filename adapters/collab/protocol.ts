@@ -1,5 +1,6 @@
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
+import { CLOSE } from './limits.js'
 
 /**
  * The y-websocket wire format (y-protocols PROTOCOL.md): every message is `varUint(type) • body`. Decoding here is
@@ -34,8 +35,27 @@ export class MalformedMessage extends Error {
   override name = 'MalformedMessage'
 }
 
+/** A well-formed message over one of the bounds below; the connection is closed with `code`. */
+export class LimitExceeded extends Error {
+  override name = 'LimitExceeded'
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** What one awareness message may hold (see CollabLimits): checked while decoding, before anything is built. */
+export interface AwarenessBounds {
+  /** Bytes of one client's JSON state. */
+  readonly maxStateBytes: number
+  /** Entries in one message (no more than the clients one connection may speak for). */
+  readonly maxEntries: number
+}
+
 /** Parses one binary message from a peer. */
-export function parsePeerMessage(bytes: Uint8Array): PeerMessage {
+export function parsePeerMessage(bytes: Uint8Array, bounds: AwarenessBounds): PeerMessage {
   try {
     const decoder = decoding.createDecoder(bytes)
     const type = decoding.readVarUint(decoder)
@@ -43,34 +63,59 @@ export function parsePeerMessage(bytes: Uint8Array): PeerMessage {
       case MESSAGE_SYNC: {
         const step = decoding.readVarUint(decoder)
         // A copy: the view would pin the whole socket read it came from for as long as the event is kept.
-        const payload = decoding.readVarUint8Array(decoder).slice()
+        const payload = readBytes(decoder).slice()
         if (step === SYNC_STEP1) return { kind: 'sync-step1', stateVector: payload }
         if (step === SYNC_STEP2) return { kind: 'sync-step2', update: payload }
         if (step === SYNC_UPDATE) return { kind: 'update', update: payload }
         throw new MalformedMessage(`unknown sync message type ${step}`)
       }
       case MESSAGE_AWARENESS:
-        return { kind: 'awareness', entries: parseAwarenessUpdate(decoding.readVarUint8Array(decoder)) }
+        return { kind: 'awareness', entries: parseAwarenessUpdate(readBytes(decoder), bounds) }
       case MESSAGE_QUERY_AWARENESS:
         return { kind: 'query-awareness' }
       default:
         throw new MalformedMessage(`unknown message type ${type}`)
     }
   } catch (error) {
-    if (error instanceof MalformedMessage) throw error
+    if (error instanceof MalformedMessage || error instanceof LimitExceeded) throw error
     // lib0 throws plain Errors ("Unexpected end of array", "Integer out of Range") on truncated or overlong input.
     throw new MalformedMessage(`truncated or invalid message: ${(error as Error).message}`)
   }
 }
 
-function parseAwarenessUpdate(update: Uint8Array): AwarenessEntry[] {
+/** lib0's own decoder settings: invalid UTF-8 is an error, and a leading BOM is kept as it was sent. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/**
+ * `varUint(length) • bytes`, checked against what the message holds (lib0 takes a view of the underlying buffer,
+ * which for a socket read can be larger than the message).
+ */
+function readBytes(decoder: decoding.Decoder, maxBytes = Number.POSITIVE_INFINITY, tooLong?: (length: number) => Error): Uint8Array {
+  const length = decoding.readVarUint(decoder)
+  if (length > maxBytes && tooLong) throw tooLong(length)
+  if (length > decoder.arr.length - decoder.pos) throw new MalformedMessage(`a length of ${length} runs past the end of the message`)
+  return decoding.readUint8Array(decoder, length)
+}
+
+function parseAwarenessUpdate(update: Uint8Array, bounds: AwarenessBounds): AwarenessEntry[] {
   const decoder = decoding.createDecoder(update)
   const count = decoding.readVarUint(decoder)
+  if (count > bounds.maxEntries) {
+    throw new LimitExceeded(CLOSE.tooMany, `an awareness message has ${count} entries; a connection speaks for at most ${bounds.maxEntries} clients`)
+  }
   const entries: AwarenessEntry[] = []
   for (let i = 0; i < count; i++) {
     const clientId = decoding.readVarUint(decoder)
     const clock = decoding.readVarUint(decoder)
-    const json = decoding.readVarString(decoder)
+    const raw = readBytes(decoder, bounds.maxStateBytes, (length) =>
+      new LimitExceeded(CLOSE.awarenessTooLarge, `the awareness state of client ${clientId} has ${length} bytes, over the limit of ${bounds.maxStateBytes}`),
+    )
+    let json: string
+    try {
+      json = utf8.decode(raw)
+    } catch {
+      throw new MalformedMessage(`awareness state of client ${clientId} is not UTF-8`)
+    }
     let state: unknown
     try {
       state = JSON.parse(json)

@@ -4,7 +4,8 @@ import type { RecordedEvent } from '../../core/log/eventStore.js'
 import { presenceOf } from '../../core/presence/editorPresence.js'
 import type { PresenceRegistry } from '../../core/presence/presenceRegistry.js'
 import { CollabConnection } from './connection.js'
-import { awarenessMessage, encodeAwarenessEntries, updateMessage, type AwarenessEntry } from './protocol.js'
+import { awarenessMessage, encodeAwarenessEntries, LimitExceeded, updateMessage, type AwarenessEntry } from './protocol.js'
+import { CLOSE } from './limits.js'
 import { assistantEditMessage } from './assistantEdit.js'
 
 interface AwarenessChanges {
@@ -28,6 +29,8 @@ export class Room {
   constructor(
     readonly docId: string,
     private readonly presence: PresenceRegistry,
+    /** Awareness clients one connection may speak for at once (CollabLimits.maxAwarenessClientsPerConnection). */
+    private readonly maxClientsPerConnection: number,
   ) {
     // The server itself is not a collaborator.
     this.awareness.setLocalState(null)
@@ -64,14 +67,23 @@ export class Room {
     }
   }
 
-  /** Applies awareness entries a peer sent, minus those of clients another connection speaks for. */
+  /**
+   * Applies awareness entries a peer sent, minus those of clients another connection speaks for and removals of
+   * states nobody announced (they change nothing, yet would each leave a clock behind). Throws LimitExceeded, having
+   * applied nothing, when the entries would make the connection speak for more clients than it may.
+   */
   applyAwareness(connection: CollabConnection, entries: readonly AwarenessEntry[]): void {
     const own = entries.filter((entry) => {
       if (entry.clientId === this.awareness.clientID) return false
       const owner = this.owners.get(entry.clientId)
-      return owner === undefined || owner === connection
+      if (owner === undefined) return entry.state !== null
+      return owner === connection
     })
     if (own.length === 0) return
+    const claimed = new Set(own.filter((entry) => !this.owners.has(entry.clientId)).map((entry) => entry.clientId))
+    if (connection.awarenessClients.size + claimed.size > this.maxClientsPerConnection) {
+      throw new LimitExceeded(CLOSE.tooMany, `a connection speaks for at most ${this.maxClientsPerConnection} awareness clients`)
+    }
     awarenessProtocol.applyAwarenessUpdate(this.awareness, encodeAwarenessEntries(own), connection)
   }
 
@@ -109,6 +121,9 @@ export class Room {
     if (changed.length === 0) return
     const message = awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, changed))
     for (const connection of this.connections) if (connection !== from) connection.send(message)
+    // A removed client's clock is kept by y-protocols for good; forgotten here (once the removal is encoded), so
+    // clients that come and go leave nothing behind in a long-lived room.
+    for (const clientId of removed) this.awareness.meta.delete(clientId)
   }
 
   private publishPresence(owner: CollabConnection, clientId: number, state: unknown): void {
