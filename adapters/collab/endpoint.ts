@@ -73,6 +73,13 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
       connection.close(CLOSE.goingAway, 'the Quire daemon is shutting down')
       return
     }
+    // Counted here, where the connection joins, in one synchronous step: concurrent upgrades cannot both pass.
+    const cap = access.agent ? limits.maxConnectionsPerAgent : limits.maxConnectionsPerPerson
+    if (openConnectionsOf(access) >= cap) {
+      const who = access.agent ? `agent ${access.agent.name}` : "the person's token"
+      connection.close(CLOSE.tooMany, `${who} already holds ${cap} collaboration connections, the most one principal may`)
+      return
+    }
     let room = rooms.get(docId)
     if (!room) {
       room = new Room(docId, services.presence, limits.maxAwarenessClientsPerConnection)
@@ -98,6 +105,15 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
       }
     })
     void session.start()
+  }
+
+  /** Connections of the same principal (by agent name, or the person) that are not already closing. */
+  const openConnectionsOf = (access: Access): number => {
+    let count = 0
+    for (const connection of sessions.keys()) {
+      if (connection.closedBecause === undefined && connection.access.agent?.name === access.agent?.name) count++
+    }
+    return count
   }
 
   const refuse = (ws: WebSocket, code: number, reason: string): void => {

@@ -37,6 +37,17 @@ export interface CollabLimits {
    * bookkeeping. Over: closed with {@link CLOSE.tooMany}.
    */
   readonly maxAwarenessClientsPerConnection: number
+  /**
+   * Open connections one agent may hold, over all documents. An agent reads a handful of documents live; 16 is
+   * well past that, and bounds what a leaking or hostile client can make the server hold for it (a room, a
+   * keepalive, a queue per connection). Over: closed with {@link CLOSE.tooMany}.
+   */
+  readonly maxConnectionsPerAgent: number
+  /**
+   * Open connections the person's token may hold: one per editor the console shows, in every window and browser
+   * the person uses. 256 is beyond any person's tabs, and still a bound when a runaway script holds the token.
+   */
+  readonly maxConnectionsPerPerson: number
 }
 
 export const DEFAULT_LIMITS: CollabLimits = Object.freeze({
@@ -46,6 +57,8 @@ export const DEFAULT_LIMITS: CollabLimits = Object.freeze({
   closeGraceMs: 1_000,
   maxAwarenessStateBytes: 64 * 1024,
   maxAwarenessClientsPerConnection: 8,
+  maxConnectionsPerAgent: 16,
+  maxConnectionsPerPerson: 256,
 })
 
 /**
