@@ -65,6 +65,17 @@ export function configureFuzzing(): void {
   fc.configureGlobal({ ...fc.readConfigureGlobal(), verbose: 1, seed: FUZZ_SEED, numRuns: fuzzRuns() })
 }
 
+/**
+ * The default test timeout of a fuzz run, or undefined for an ordinary one. More runs take longer, and a search for
+ * counterexamples should not be cut short by the budget of the fixed run: `QUIRE_FUZZ=1` scales the default (60 s,
+ * vitest.config.ts) by `FUZZ_FACTOR`, and `QUIRE_FUZZ_RUNS` lifts it (0: no limit), the run count being the caller's
+ * choice. Tests that name their own timeout keep it.
+ */
+export function fuzzTestTimeout(configured = 60_000): number | undefined {
+  if (RUNS_OVERRIDE !== undefined) return 0
+  return FRESH ? configured * FUZZ_FACTOR : undefined
+}
+
 /** One line naming the seed of a QUIRE_FUZZ or replay run, so a run that fails outside fast-check can be replayed too. */
 export function fuzzBanner(): string | undefined {
   if (!FRESH && SEED_OVERRIDE === undefined) return undefined
