@@ -7,20 +7,39 @@ import { WorkspaceState } from './workspace/workspaceState.js'
 import { CommentsProjection } from './comments/commentsState.js'
 import { CommentCommands } from './comments/commands.js'
 import { AGENTS_STREAM } from './agents/events.js'
+import { AgentCommands } from './agents/commands.js'
 import { APPROVALS_STREAM } from './approvals/events.js'
+import { ApprovalCommands } from './approvals/commands.js'
 import { DocumentCommands } from './documents/commands.js'
+import { EditHooks } from './documents/editHooks.js'
+import { EditorGuards } from './documents/editorGuards.js'
+import { RewriteCommands } from './documents/rewrites.js'
 import { createEventRegistry } from './events/registry.js'
+import { FileCommands } from './files/commands.js'
+import type { FileSystemPort } from './files/port.js'
 import { EventStore, type EventStoreOptions } from './log/eventStore.js'
+import { PresenceRegistry } from './presence/presenceRegistry.js'
+import { ReviewCommands } from './review/commands.js'
+import { SelectionCommands } from './selection/commands.js'
 import { SETTINGS_STREAM, type Settings } from './settings/events.js'
+import { SettingsCommands } from './settings/commands.js'
 import { WORKSPACE_STREAM } from './workspace/events.js'
+import { WorkspaceCommands } from './workspace/commands.js'
+import { QuireError } from './errors.js'
 
 export interface EngineOptions extends Partial<Omit<EventStoreOptions, 'registry'>> {
   readonly documents?: DocumentRepositoryOptions
   /** How long a write waits for the journal before answering JOURNAL_UNAVAILABLE (default 2 s). */
   readonly journalDeadlineMs?: number
+  /**
+   * The file system the file commands open and save through (path scope, atomic saves, save queues). A process that
+   * opens the data directory only to audit it or to put content in from a shell passes none: its file commands then
+   * refuse, saying so.
+   */
+  readonly fileSystem?: FileSystemPort
 }
 
-/** The read models folded from the small streams, kept in memory for the life of the engine. */
+/** The write models of the small streams, kept in memory for the life of the engine and decided from. */
 export interface Views {
   readonly workspace: FoldedStream<WorkspaceState>
   readonly approvals: FoldedStream<ApprovalsState>
@@ -30,16 +49,35 @@ export interface Views {
   readonly comments: CommentsProjection
 }
 
-/** The core wired together: the log, the projections folded from it, and the commands that decide. */
+/** Every command of core, wired once per engine; adapters call these and nothing else to change state. */
+export interface Commands {
+  readonly documents: DocumentCommands
+  readonly comments: CommentCommands
+  readonly workspace: WorkspaceCommands
+  readonly files: FileCommands
+  readonly approvals: ApprovalCommands
+  readonly agents: AgentCommands
+  readonly settings: SettingsCommands
+  readonly rewrites: RewriteCommands
+  readonly selection: SelectionCommands
+  /** The review backlog of AI changes (DOC.WRITE.18): counts, the person's review marks, the limit check. */
+  readonly review: ReviewCommands
+}
+
+/** The core wired together: the log, the write models folded from it, presence, and the commands that decide. */
 export interface Engine {
   readonly home: string
   readonly store: EventStore
   readonly documents: DocumentRepository
   readonly views: Views
-  readonly commands: { readonly documents: DocumentCommands; readonly comments: CommentCommands }
+  /** What the person's attached editors report (ephemeral, never logged): fed by the collaboration endpoint. */
+  readonly presence: PresenceRegistry
+  readonly commands: Commands
+  /** The checks every assistant edit passes, by name (`reviewBacklog`, `commentAddresses`, `personComposing`). */
+  readonly hooks: EditHooks
   /** The engine's clock (the store's), for expiry decisions. */
   now(): number
-  /** Snapshots loaded projections, waits for pending appends and releases the data directory. */
+  /** Snapshots loaded documents, waits for pending appends and releases the data directory. */
   close(): Promise<void>
 }
 
@@ -55,13 +93,19 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
       comments: new CommentsProjection(),
     }
     for (const view of Object.values(views)) await view.load(store)
+    const now = options.now ?? Date.now
+    const presence = new PresenceRegistry()
+    const hooks = new EditHooks()
+    const commands = wire(store, documents, views, presence, hooks, now, options)
     return {
       home,
       store,
       documents,
       views,
-      commands: commands(store, documents, views, options.journalDeadlineMs),
-      now: options.now ?? Date.now,
+      presence,
+      commands,
+      hooks,
+      now,
       async close() {
         await store.flush()
         await documents.close()
@@ -74,11 +118,57 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
   }
 }
 
-/** The commands: comments share the documents' write turns, so every write-class call on a document waits in one line (CONC.4). */
-function commands(store: EventStore, documents: DocumentRepository, views: Views, journalDeadlineMs: number | undefined): Engine['commands'] {
-  const documentCommands = new DocumentCommands(store, documents, journalDeadlineMs)
+/**
+ * Builds every command and registers the edit hooks each concept owns. Comments share the documents' write turns, so
+ * every write-class call on a document waits in one line (CONC.4).
+ */
+function wire(
+  store: EventStore,
+  documents: DocumentRepository,
+  views: Views,
+  presence: PresenceRegistry,
+  hooks: EditHooks,
+  now: () => number,
+  options: EngineOptions,
+): Commands {
+  const documentCommands = new DocumentCommands(store, documents, options.journalDeadlineMs)
+  const comments = new CommentCommands(store, views.comments, documents, documentCommands.turns, options.journalDeadlineMs)
+  const approvals = new ApprovalCommands(store, views.approvals, now)
+  const editors = new EditorGuards(presence, views.workspace)
+  const review = new ReviewCommands(store, documents, documentCommands, views.settings)
+  hooks.register({ name: 'reviewBacklog', beforeTurn: ({ docId, operation }) => (operation === 'write' ? review.assertBacklogNotFull(docId) : Promise.resolve()) })
+  hooks.register({ name: 'personComposing', inTurn: ({ docId }) => editors.assertNotComposing(docId) })
+  hooks.register({
+    name: 'commentAddresses',
+    inTurn: ({ docId, addresses }) => {
+      if (addresses !== undefined) comments.validateAddresses(docId, addresses)
+    },
+  })
+  const fileSystem = options.fileSystem ?? noFileSystem
   return {
     documents: documentCommands,
-    comments: new CommentCommands(store, views.comments, documents, documentCommands.turns, journalDeadlineMs),
+    comments,
+    approvals,
+    review,
+    files: new FileCommands(store, views.workspace, views.settings, documents, documentCommands, approvals, fileSystem, editors, hooks),
+    rewrites: new RewriteCommands(views.workspace, views.settings, documents, documentCommands, editors, hooks),
+    selection: new SelectionCommands(views.workspace, documents, documentCommands, presence, editors, hooks),
+    agents: new AgentCommands(store, views.agents),
+    settings: new SettingsCommands(store, views.settings),
+    workspace: new WorkspaceCommands(store, views.workspace, views.settings, documents, documentCommands, approvals),
   }
+}
+
+/** The file system of an engine opened without one (auditing, `quire doc`): every file command says so. */
+const refuse = (): never => {
+  throw new QuireError('INTERNAL', 'this process opened the data directory without file access (it audits or imports only); run the daemon for files')
+}
+const noFileSystem: FileSystemPort = {
+  resolveInScope: async () => refuse(),
+  readText: async () => refuse(),
+  enqueueSave: async () => refuse(),
+  writeAtomic: async () => refuse(),
+  createExclusive: async () => refuse(),
+  removeStaleTemps: async () => refuse(),
+  expectWrite: () => refuse(),
 }

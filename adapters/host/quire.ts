@@ -1,5 +1,4 @@
 import { openEngine, type Engine, type EngineOptions } from '../../core/engine.js'
-import type { FileSystemPort } from '../../core/files/port.js'
 import { DiskSync } from './diskSync.js'
 import { createFileSystem } from './fileSystem.js'
 import { createServices, type Services } from './services.js'
@@ -12,20 +11,21 @@ export interface Quire {
 }
 
 export interface QuireOptions extends EngineOptions {
-  /** Replaces the real file system (tests inject faults through it). */
-  readonly fileSystem?: FileSystemPort
   /** Watch the files of open tabs for changes by other programs (default true). */
   readonly watchDisk?: boolean
   /** Where problems that concern no caller are reported (a watch that failed, say). */
   readonly log?: (message: string) => void
 }
 
-/** Opens the data directory (taking its lock) and wires the core with the real file system and disk watcher. */
+/**
+ * Opens the data directory (taking its lock) and wires the core with the real file system (unless `fileSystem`
+ * replaces it: tests inject faults through it) and the disk watcher.
+ */
 export async function openQuire(home: string, options: QuireOptions = {}): Promise<Quire> {
-  const engine: Engine = await openEngine(home, options)
   let diskSync: DiskSync | undefined
   const fileSystem = options.fileSystem ?? createFileSystem(home, (path, sha256) => diskSync?.watcher.expectWrite(path, sha256))
-  const services = createServices(engine, fileSystem, QUIRE_VERSION)
+  const engine: Engine = await openEngine(home, { ...options, fileSystem })
+  const services = createServices(engine, QUIRE_VERSION)
   if (options.watchDisk !== false) diskSync = new DiskSync(services, options.log)
   return {
     services,

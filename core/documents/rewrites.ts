@@ -10,7 +10,7 @@ import type { FoldedStream } from '../streams/foldedStream.js'
 import type { TabState, WorkspaceState } from '../workspace/workspaceState.js'
 import type { DocumentCommands, WriteOutcome } from './commands.js'
 import type { EditorGuards } from './editorGuards.js'
-import type { EditChecks } from './editChecks.js'
+import type { EditHooks } from './editHooks.js'
 import { tabWrite } from './tabWrite.js'
 
 /** What `document.transform` and `workflow.apply_patch` answer (DOC.TRANSFORM.6, WF.APPLY_PATCH.11). */
@@ -34,7 +34,7 @@ export class RewriteCommands {
     private readonly documents: DocumentRepository,
     private readonly documentCommands: DocumentCommands,
     private readonly editors: EditorGuards,
-    private readonly checks: EditChecks,
+    private readonly hooks: EditHooks,
   ) {}
 
   /** `document.transform` (DOC.TRANSFORM.*): `cjk-format` uses the person's CJK settings as they are now. */
@@ -89,14 +89,14 @@ export class RewriteCommands {
     detail: string,
     rewrite: (text: string) => string,
   ): Promise<RewriteResponse> {
+    await this.hooks.beforeTurn({ docId: tab.docId, operation, addresses })
     const outcome: WriteOutcome = await this.documentCommands.write({
       docId: tab.docId,
       content: rewrite,
-      operation,
       detail,
       expectedRevision,
       actor: caller.actor,
-      ...tabWrite(tab, this.editors, this.checks, { implicitTab, addresses }),
+      ...tabWrite(tab, this.editors, this.hooks, { operation, implicitTab, addresses }),
     })
     return { revision: outcome.revision, applied: outcome.changed, durable: outcome.durable }
   }

@@ -5,7 +5,7 @@ import { DISK, type Actor } from '../events/actor.js'
 import type { Approval } from '../approvals/approvalsState.js'
 import type { DocumentCommands, SaveMark } from '../documents/commands.js'
 import type { EditorGuards } from '../documents/editorGuards.js'
-import type { EditChecks } from '../documents/editChecks.js'
+import type { EditHooks } from '../documents/editHooks.js'
 import { tabWrite } from '../documents/tabWrite.js'
 import { normalizeLineEndings } from '../documents/commands.js'
 import { parseMarkdown } from '../markdown/parse.js'
@@ -57,7 +57,7 @@ export class FileCommands {
     private readonly approvals: ApprovalCommands,
     private readonly fs: FileSystemPort,
     private readonly editors: EditorGuards,
-    private readonly checks: EditChecks,
+    private readonly hooks: EditHooks,
   ) {}
 
   /** SCOPE.1: open workspace roots and the folders of documents open in tabs. */
@@ -166,7 +166,7 @@ export class FileCommands {
     addresses?: readonly string[],
   ): Promise<WriteResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
-    await this.checks.backlog(tab.docId)
+    await this.hooks.beforeTurn({ docId: tab.docId, operation: 'write', addresses })
     const outcome = await this.documentCommands.write({
       docId: tab.docId,
       // Into the active WYSIWYG tab of a Markdown document, the text is what that editor makes of it: its
@@ -175,7 +175,7 @@ export class FileCommands {
       fromTabBase: true,
       expectedRevision,
       actor: caller.actor,
-      ...tabWrite(tab, this.editors, this.checks, { implicitTab: tabId === undefined, addresses }),
+      ...tabWrite(tab, this.editors, this.hooks, { operation: 'write', implicitTab: tabId === undefined, addresses }),
     })
     const written = { revision: outcome.revision, applied: true as const, durable: outcome.durable }
     if (!save) return { ...written, saved: false, save_skipped: 'opt_out' }

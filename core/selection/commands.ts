@@ -1,7 +1,7 @@
 import * as Y from 'yjs'
 import type { DocumentCommands, PlannedChange } from '../documents/commands.js'
 import type { EditorGuards } from '../documents/editorGuards.js'
-import type { EditChecks } from '../documents/editChecks.js'
+import type { EditHooks } from '../documents/editHooks.js'
 import { tabWrite } from '../documents/tabWrite.js'
 import { QuireError } from '../errors.js'
 import { replaceSourceSelection, replaceWysiwygSelection, SelectionOutsideDocument, sourceSelection, wysiwygSelection } from '../markdown/selection.js'
@@ -50,7 +50,7 @@ export class SelectionCommands {
     private readonly documentCommands: DocumentCommands,
     private readonly presence: PresenceRegistry,
     private readonly editors: EditorGuards,
-    private readonly checks: EditChecks,
+    private readonly hooks: EditHooks,
   ) {}
 
   /** SEL.GET.*: never refused for IME composition (SEL.GET.6). */
@@ -84,12 +84,12 @@ export class SelectionCommands {
   ): Promise<SelectionReplaced> {
     const { tab } = this.focusedEditor(tabId)
     let replacedChars = 0
+    await this.hooks.beforeTurn({ docId: tab.docId, operation: 'selection_set', addresses })
     const outcome = await this.documentCommands.write({
       docId: tab.docId,
-      operation: 'selection_set',
       expectedRevision,
       actor: caller.actor,
-      ...tabWrite(tab, this.editors, this.checks, { implicitTab: tabId === undefined, selection: true, addresses }),
+      ...tabWrite(tab, this.editors, this.hooks, { operation: 'selection_set', implicitTab: tabId === undefined, selection: true, addresses }),
       content: (_current, state) => {
         // Resolved inside the document's turn: the selection as the editor reports it now (SEL.SET.1, .11).
         const { editor } = this.focusedEditor(tabId)
