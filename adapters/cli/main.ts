@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { openEngine, type Engine } from '../../core/engine.js'
 import { isQuireError } from '../../core/errors.js'
-import { resolveHome } from '../../core/home.js'
+import { makeHomePrivate, resolveHome } from '../../core/home.js'
+import { keepOwnFilesPrivate } from '../fs/fileModes.js'
 import { EventStoreError } from '../../core/log/errors.js'
 import { docCommand } from './commands/doc.js'
 import { ingestTraceCommand } from './commands/ingestTrace.js'
@@ -44,6 +45,8 @@ const COMMANDS: Record<string, { run: Command; raw?: boolean }> = {
 /** Runs the CLI and returns its exit status: 0 success, 1 failure, 2 usage error. */
 export async function main(argv: string[]): Promise<number> {
   let engine: Engine | undefined
+  // Before anything is opened: every file and directory Quire creates is the person's alone (fileModes.ts).
+  keepOwnFilesPrivate()
   try {
     const { home, help, rest } = splitGlobalOptions(argv)
     const [name = 'status', ...args] = rest
@@ -55,11 +58,15 @@ export async function main(argv: string[]): Promise<number> {
     if (homeCommand) {
       const write = homeCommand.stderr ? process.stderr : process.stdout
       const out = homeCommand.raw ? (text: string) => void write.write(text) : (line: string) => void write.write(`${line}\n`)
-      return await homeCommand.run(resolveHome(home), args, out)
+      const directory = resolveHome(home)
+      await makeHomePrivate(directory)
+      return await homeCommand.run(directory, args, out)
     }
     const command = COMMANDS[name]
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
-    engine = await openEngine(resolveHome(home))
+    const directory = resolveHome(home)
+    await makeHomePrivate(directory)
+    engine = await openEngine(directory)
     const out = command.raw
       ? (text: string) => void process.stdout.write(text)
       : (line: string) => void process.stdout.write(`${line}\n`)
