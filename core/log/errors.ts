@@ -62,7 +62,9 @@ export class JournalWriteError extends EventStoreError {
     readonly firstPosition: number,
     /**
      * Why: the disk kept refusing the write (`write-failed`), an earlier batch failed and this append was queued
-     * behind it (`behind-failed-batch`), or the log was closed before the write was confirmed (`closed`).
+     * behind it (`behind-failed-batch`), or the log was closed before the write was confirmed (`closed`). After
+     * `closed`, an append whose write was under way (a disk too slow for the close timeout) may still be in the log
+     * when it is next opened; one that was only queued is not.
      */
     readonly reason: 'write-failed' | 'behind-failed-batch' | 'closed',
     options?: { cause?: unknown },

@@ -58,7 +58,7 @@ export interface EventStoreOptions {
   readonly maxBatchOperations?: number
   /** How long a batch whose writes keep failing is retried before it and everything behind it fail (default 5 s). */
   readonly writeRetryWindowMs?: number
-  /** How long `close` waits for pending writes and the database before giving up on them (default 5 s). */
+  /** How long each step of `close` (pending writes, a reopen after a failed write, LevelDB's close) may take (default 5 s). */
   readonly closeTimeoutMs?: number
 }
 
@@ -112,6 +112,8 @@ export class EventStore implements EventLog {
   /** A write failed on the current database handle: it must be reopened before the next write. */
   private suspect = false
   private recovering: Promise<void> | undefined
+  /** A reopen got past its space check and is closing and opening the database (which holds the directory's lock). */
+  private reopeningDatabase = false
   private closing: Promise<void> | undefined
   /** The database is (being) closed for good: no more reads. */
   private released = false
@@ -341,13 +343,18 @@ export class EventStore implements EventLog {
    * anything reads or writes the new handle. Reads wait for it; one already running resumes on the new handle.
    */
   private recover(): Promise<void> {
-    this.recovering ??= this.reopen().finally(() => (this.recovering = undefined))
+    this.recovering ??= this.reopen().finally(() => {
+      this.recovering = undefined
+      this.reopeningDatabase = false
+    })
     return this.recovering
   }
 
   private async reopen(): Promise<void> {
     const location = join(this.location, 'log')
     await probeSpace(location, join(this.location, 'log-space-probe'))
+    if (this.released) return
+    this.reopeningDatabase = true
     await this.db.close()
     const db = await openDatabase(location)
     try {
@@ -686,17 +693,20 @@ export class EventStore implements EventLog {
     return this.closing
   }
 
+  /** Each step waits at most the close timeout, so a disk that hangs holds shutdown for a bounded time. */
   private async shutDown(): Promise<void> {
-    const deadline = Date.now() + (this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS)
-    const left = () => Math.max(0, deadline - Date.now())
+    const timeout = this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS
     // Pending appends get their write (a failing one no more retries); a disk that does not answer in time fails them.
-    if (!(await settlesWithin(this.committer.close(), left()))) this.committer.abandon()
+    if (!(await settlesWithin(this.committer.close(), timeout))) this.committer.abandon()
     this.listeners.clear()
     // After a failed write, the database may hold a batch whose fsync failed: reopening removes it now, so that it
     // cannot turn up when the log is next opened. On a disk that is still full this fails at once.
-    if (this.suspect) await settlesWithin(this.recover(), left())
+    if (this.suspect) await settlesWithin(this.recover(), timeout)
     this.released = true
-    await settlesWithin(this.db.close(), left())
+    // A reopen past its space check holds the directory's lock until it finishes; LevelDB's open is bounded work.
+    if (this.reopeningDatabase) await this.recovering?.catch(() => {})
+    // A write the committer gave up on may still be under way: LevelDB closes after it.
+    await settlesWithin(this.db.close(), timeout)
     await rm(join(this.location, 'owner.pid'), { force: true })
   }
 
