@@ -5,12 +5,13 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { z } from 'zod'
 import type { ToolContext } from './context.js'
 import { fromError, plainError, RECOVERY, success } from './results.js'
+import { unknownArguments, unknownArgumentsMessage } from './unknownArguments.js'
 
 /**
  * One way to define a composite MCP tool (the shape of playwright-mcp's `defineTool`): the tool file states its
- * arguments and its actions; this module owns the rest — the `tools/list` entry, parsing the arguments, the
- * per-action required-argument refusals (plain strings, ERR.3), running the action and mapping what it returns or
- * throws through results.ts.
+ * arguments and its actions; this module owns the rest — the `tools/list` entry, refusing argument names the tool
+ * does not define, parsing the arguments, the per-action required-argument refusals (plain strings, ERR.3),
+ * running the action and mapping what it returns or throws through results.ts.
  */
 
 /** All four hints, stated: a client must not have to guess a default (GEN.3, ANN.*). */
@@ -67,6 +68,7 @@ export function defineTool<S extends Shape, Name extends string>(definition: Too
   const actions = definition.actions((action) => action as unknown as StoredAction<A>) as Record<string, StoredAction<A>>
   const names = Object.keys(actions) as [Name, ...Name[]]
   const schema = z.object({ action: z.enum(names), ...definition.args })
+  const accepted = Object.keys(schema.shape)
   const listing: ListedTool = {
     name: definition.name,
     title: definition.title,
@@ -80,6 +82,9 @@ export function defineTool<S extends Shape, Name extends string>(definition: Too
     name: definition.name,
     listing,
     async call(rawArguments, context) {
+      // Before parsing: the schema would drop a name it does not define, and the call would run without it.
+      const unknown = unknownArguments(rawArguments ?? {}, accepted)
+      if (unknown.length > 0) return plainError(unknownArgumentsMessage(definition.name, unknown, accepted))
       const parsed = await schema.safeParseAsync(rawArguments ?? {})
       if (!parsed.success) return argumentError(`Input validation error: Invalid arguments for tool ${definition.name}: ${getParseErrorMessage(parsed.error)}`)
       const args = parsed.data as A
@@ -100,9 +105,11 @@ export function defineTool<S extends Shape, Name extends string>(definition: Too
 }
 
 /**
- * Serves the tools on the server's `tools/list` and `tools/call`, installed on the protocol server itself: the
- * tools parse their own arguments, so `McpServer.registerTool`'s registry is not used. The capability it would add
- * (`listChanged`) is kept so `initialize` answers as it always has.
+ * Serves the tools on the server's `tools/list` and `tools/call`, installed on the protocol server itself:
+ * `McpServer.registerTool` parses the arguments before its handler runs and strips the names it does not define,
+ * so a handler could never refuse them, and a strict schema would advertise `additionalProperties: false`, which
+ * the spec's schemas do not say. The capability McpServer would add (`listChanged`) is kept so `initialize`
+ * answers as it always has.
  */
 export function serveTools(server: McpServer, context: ToolContext, tools: readonly Tool[]): void {
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
