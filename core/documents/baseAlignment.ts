@@ -1,7 +1,8 @@
 import * as Y from 'yjs'
+import type { ClockRange, IdRanges } from './idRanges.js'
 
 /**
- * How a stretch of a Y.Text relates to the text as it was at an earlier snapshot (the base):
+ * How a stretch of a Y.Text relates to the text as it was in a base (what a reader last saw):
  * - `kept`: in the base text and still in the text now;
  * - `removed`: in the base text, deleted since (its characters may be gone after garbage collection; only the
  *   length is known);
@@ -10,13 +11,29 @@ import * as Y from 'yjs'
  */
 export type AlignmentKind = 'kept' | 'removed' | 'added'
 
-/** Called for each stretch, in document order; `length` in UTF-16 code units. */
-export type AlignmentVisitor = (kind: AlignmentKind, length: number) => void
+/**
+ * Called for each stretch, in document order: `length` UTF-16 code units, whose Yjs ids are `client` and the clocks
+ * from `clock` on. Stretches are reported per item: two in a row can have the same kind.
+ */
+export type AlignmentVisitor = (kind: AlignmentKind, length: number, client: number, clock: number) => void
 
-const NO_RANGES: readonly { clock: number; len: number }[] = []
+/**
+ * Which characters a base holds: those older than `stateVector` (clock below the client's entry) or in `added`,
+ * and not in `deleted`. A read's base is a Yjs snapshot (`added` empty); a base after a write from it adds the
+ * write's characters and deletes the ones the write deleted.
+ */
+export interface BaseView {
+  readonly stateVector: ReadonlyMap<number, number>
+  readonly deleted: IdRanges
+  readonly added: IdRanges
+}
 
-/** First delete-set range of a client that ends after `clock` (ranges are sorted and disjoint). */
-function firstRangeEndingAfter(ranges: readonly { clock: number; len: number }[], clock: number): number {
+type Ranges = readonly ClockRange[]
+
+const NO_RANGES: Ranges = []
+
+/** First range that ends after `clock`. */
+function firstRangeEndingAfter(ranges: Ranges, clock: number): number {
   let low = 0
   let high = ranges.length
   while (low < high) {
@@ -28,89 +45,100 @@ function firstRangeEndingAfter(ranges: readonly { clock: number; len: number }[]
   return low
 }
 
-/**
- * Walks `ytext` once, item by item, and reports each stretch's relation to the base
- * `snapshot` (see AlignmentKind). Returns the base text's length as the walk counted it.
- *
- * A character (client, clock) was in the base text iff its item holds text (a string, or a string deleted and
- * garbage-collected since), clock < the base state vector's clock for its client, and the base delete set does not
- * contain it. One item can span characters of different base visibility (Yjs merges one client's consecutive
- * items), so each item's clock range is split against the state vector and the delete set, never tested by its
- * first id alone. A character is in the text now iff its item is neither deleted nor uncountable, exactly the
- * characters Y.Text indices count. Deletion is final, so only deleted items need the delete set: the cost is
- * O(items + deleted items · log(the client's deleted ranges)).
- *
- * A collected deletion (ContentDeleted) is counted as text: the canonical `source` text holds strings only, and
- * after collection a deleted string cannot be told from deleted formatting. A text with formatting or embeds in it
- * may therefore count differently from `toString()`; callers compare the returned length with the base text's.
- */
-export function alignWithBase(ytext: Y.Text, snapshot: Y.Snapshot, visit: AlignmentVisitor): number {
-  const stateVector = snapshot.sv
-  const deletions = snapshot.ds.clients
-  let baseLength = 0
-  let pendingKind: AlignmentKind | undefined
-  let pendingLength = 0
-  // Adjacent stretches of one kind are reported as one.
-  const report = (kind: AlignmentKind, length: number) => {
-    if (length === 0) return
-    if (kind === pendingKind) {
-      pendingLength += length
+/** Splits the clocks [from, to) into stretches inside and outside `ranges`, in clock order. */
+function split(ranges: Ranges, from: number, to: number, each: (inside: boolean, from: number, to: number) => void): void {
+  if (from >= to) return
+  if (ranges.length === 0) {
+    each(false, from, to)
+    return
+  }
+  let index = firstRangeEndingAfter(ranges, from)
+  let at = from
+  while (at < to) {
+    const range = ranges[index]
+    if (range === undefined || range.clock >= to) {
+      each(false, at, to)
       return
     }
-    if (pendingKind) visit(pendingKind, pendingLength)
-    pendingKind = kind
-    pendingLength = length
+    if (range.clock > at) {
+      each(false, at, range.clock)
+      at = range.clock
+    }
+    const end = Math.min(range.clock + range.len, to)
+    each(true, at, end)
+    at = end
+    index++
   }
-  // Neighbouring items are mostly one client's: its base clock and deletions are looked up once per run of them.
+}
+
+/**
+ * Walks `ytext` once, item by item, and reports each stretch's relation to the base (see AlignmentKind). Returns
+ * the base text's length as the walk counted it.
+ *
+ * One item can span characters of different base membership (Yjs merges one client's consecutive items, across the
+ * base too), so each item's clock range is split against the base, never judged by its first id alone. A character
+ * is in the text now iff its item is neither deleted nor uncountable, exactly the characters Y.Text indices count.
+ * Deletion is final, so an item not deleted needs no look-up in `deleted`: the cost is O(items), plus a binary search
+ * per deleted item (and per item of a client with `added` ranges).
+ *
+ * A collected deletion (ContentDeleted) is counted as text: the canonical `source` text holds strings only, and
+ * after collection a deleted string cannot be told from deleted formatting. (Its `countable` flag cannot be trusted
+ * either: one decoded from an update is uncountable, and merging keeps the left item's flag.) A text with formatting
+ * or embeds in it may therefore count differently from `toString()`; callers compare the returned length with the
+ * base text's.
+ */
+export function alignWithBase(ytext: Y.Text, base: BaseView, visit: AlignmentVisitor): number {
+  let baseLength = 0
+  // Neighbouring items are mostly one client's: its entries are looked up once per run of them.
   let client = -1
   let clientBaseClock = 0
-  let ranges: readonly { clock: number; len: number }[] = NO_RANGES
+  let deleted = NO_RANGES
+  let added = NO_RANGES
   for (let item = ytext._start; item !== null; item = item.right) {
     const content = item.content
     const isText = content instanceof Y.ContentString || content instanceof Y.ContentDeleted
     const isNow = !item.deleted && item.countable
-    if (!isText) {
-      // Embeds and formatting were never part of the base text (toString omits them).
-      if (isNow) report('added', item.length)
-      continue
-    }
-    const clock = item.id.clock
     if (item.id.client !== client) {
       client = item.id.client
-      clientBaseClock = stateVector.get(client) ?? 0
-      ranges = deletions.get(client) ?? NO_RANGES
+      clientBaseClock = base.stateVector.get(client) ?? 0
+      deleted = base.deleted.get(client) ?? NO_RANGES
+      added = base.added.get(client) ?? NO_RANGES
+    }
+    const clock = item.id.clock
+    if (!isText) {
+      // Embeds and formatting were never part of the base text (toString omits them).
+      if (isNow) visit('added', item.length, client, clock)
+      continue
     }
     const end = clock + item.length
     const baseEnd = Math.max(clock, Math.min(end, clientBaseClock))
     if (isNow) {
-      // Deletion is final, so no character of an item that is not deleted was deleted at the base: its older part
-      // is kept, its newer part added, and the delete set need not be consulted.
-      baseLength += baseEnd - clock
-      report('kept', baseEnd - clock)
-      report('added', end - baseEnd)
+      if (baseEnd > clock) {
+        baseLength += baseEnd - clock
+        visit('kept', baseEnd - clock, client, clock)
+      }
+      if (baseEnd === end) continue
+      if (added.length === 0) {
+        visit('added', end - baseEnd, client, baseEnd)
+        continue
+      }
+      split(added, baseEnd, end, (inside, from, to) => {
+        if (inside) baseLength += to - from
+        visit(inside ? 'kept' : 'added', to - from, client, from)
+      })
       continue
     }
-    // A deleted item: its characters that were in the base text (older than the base, not yet deleted then) were
-    // removed since; the rest were in neither text.
-    let index = firstRangeEndingAfter(ranges, clock)
-    let at = clock
-    while (at < baseEnd) {
-      const range = ranges[index]
-      if (range === undefined || range.clock >= baseEnd) {
-        baseLength += baseEnd - at
-        report('removed', baseEnd - at)
-        at = baseEnd
-      } else if (range.clock > at) {
-        baseLength += range.clock - at
-        report('removed', range.clock - at)
-        at = range.clock
-      } else {
-        at = Math.min(range.clock + range.len, baseEnd)
-        index++
-      }
+    // A deleted item: its characters that were in the base were removed since; the rest were in neither text.
+    const removed = (inside: boolean, from: number, to: number) => {
+      if (inside) return
+      baseLength += to - from
+      visit('removed', to - from, client, from)
     }
+    split(deleted, clock, baseEnd, removed)
+    split(added, baseEnd, end, (inside, from, to) => {
+      if (inside) split(deleted, from, to, removed)
+    })
   }
-  if (pendingKind) visit(pendingKind, pendingLength)
   return baseLength
 }
 
@@ -120,8 +148,12 @@ export interface AlignmentRun {
 }
 
 /** The alignment as a list of runs, adjacent runs of one kind merged (for inspection and tests). */
-export function alignmentRuns(ytext: Y.Text, snapshot: Y.Snapshot): { runs: AlignmentRun[]; baseLength: number } {
-  const runs: AlignmentRun[] = []
-  const baseLength = alignWithBase(ytext, snapshot, (kind, length) => runs.push({ kind, length }))
+export function alignmentRuns(ytext: Y.Text, base: BaseView): { runs: AlignmentRun[]; baseLength: number } {
+  const runs: { kind: AlignmentKind; length: number }[] = []
+  const baseLength = alignWithBase(ytext, base, (kind, length) => {
+    const last = runs[runs.length - 1]
+    if (last?.kind === kind) last.length += length
+    else runs.push({ kind, length })
+  })
   return { runs, baseLength }
 }

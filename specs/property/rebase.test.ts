@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { alignmentRuns } from '../../core/documents/baseAlignment.js'
 import { DocumentState } from '../../core/documents/documentState.js'
-import { baseIsCurrent, captureBase, rebaseHunks, type DocumentBase } from '../../core/documents/rebase.js'
+import { baseAfterWrite, baseIsCurrent, captureBase, markBeforeWrite, rebaseWrite, type DocumentBase } from '../../core/documents/rebase.js'
 import { applyHunks, textHunks, type Hunk } from '../../core/documents/textDiff.js'
 import { fuzzParameters } from '../support/fuzz.js'
 
@@ -127,19 +127,32 @@ function characters(ytext: Y.Text): Character[] {
   return list
 }
 
-/** The base as the alignment walk sees it: kept characters read from the current text, removed ones from the base. */
+/**
+ * The base text as the alignment walk sees it, phantoms put in their places: kept characters read from the current
+ * text, removed ones and phantoms (whose content is gone) from the base.
+ */
 function reconstructBase(ytext: Y.Text, base: DocumentBase): string {
   const current = ytext.toString()
-  const { runs, baseLength } = alignmentRuns(ytext, base.snapshot)
-  expect(baseLength).toBe(base.text.length)
-  let rebuilt = ''
+  const { runs, baseLength } = alignmentRuns(ytext, base)
+  const phantomUnits = base.phantoms.reduce((sum, phantom) => sum + phantom.length, 0)
+  expect(baseLength + phantomUnits).toBe(base.text.length)
+  const real: (string | null)[] = []
   let currentAt = 0
   for (const run of runs) {
-    if (run.kind === 'kept') rebuilt += current.slice(currentAt, currentAt + run.length)
-    if (run.kind === 'removed') rebuilt += base.text.slice(rebuilt.length, rebuilt.length + run.length)
+    for (let k = 0; k < run.length; k++) {
+      if (run.kind === 'kept') real.push(current[currentAt + k]!)
+      if (run.kind === 'removed') real.push(null)
+    }
     if (run.kind !== 'removed') currentAt += run.length
   }
   expect(currentAt).toBe(current.length)
+  const isPhantom = (position: number) => base.phantoms.some((p) => position >= p.position && position < p.position + p.length)
+  let rebuilt = ''
+  let next = 0
+  for (let position = 0; position < base.text.length; position++) {
+    if (isPhantom(position)) rebuilt += base.text[position]
+    else rebuilt += real[next++] ?? base.text[position]
+  }
   return rebuilt
 }
 
@@ -163,16 +176,15 @@ function checkShape(hunks: readonly Hunk[], length: number): void {
   }
 }
 
-describe('rebaseHunks: an assistant write merged with what the person typed since the read', () => {
-  it('keeps what the person typed, deletes only what the assistant deleted, places its text at the front of its position, and converges', () => {
+describe('rebaseWrite: assistant writes merged with what the person typed since the read', () => {
+  it('keeps what the person typed, deletes only what the assistant deleted, places its text at the front of its position, and converges, write after write', () => {
     fc.assert(
       fc.property(
         tricky(30),
         fc.option(tricky(30), { nil: undefined }),
         fc.array(peerEdit, { maxLength: 5 }),
-        fc.array(peerEdit, { maxLength: 6 }),
-        assistantTarget,
-        (initial, earlierWrite, before, since, target) => {
+        fc.array(fc.record({ since: fc.array(peerEdit, { maxLength: 6 }), target: assistantTarget }), { minLength: 1, maxLength: 3 }),
+        (initial, earlierWrite, before, writes) => {
           const server = new DocumentState('doc-1')
           server.ydoc.clientID = SERVER
           const peer = new Y.Doc()
@@ -189,86 +201,146 @@ describe('rebaseHunks: an assistant write merged with what the person typed sinc
           applyPeerEdits(peerText, before, cursor)
           sync(peer, server.ydoc)
 
-          // The read.
-          const base = captureBase(server.ydoc, server.text.toString())
-          const baseIndex = new Map<string, number>()
-          for (const character of characters(server.text).filter((c) => c.visible)) baseIndex.set(character.key, baseIndex.size)
-          expect(baseIndex.size).toBe(base.text.length)
-          const serverBaseClock = base.snapshot.sv.get(SERVER) ?? 0
-          const peerBaseClock = base.snapshot.sv.get(PEER) ?? 0
+          // The read: the base, and (independently of the module) the ids of its characters in order.
+          let base: DocumentBase = captureBase(server.ydoc, server.text.toString())
+          let baseIds = characters(server.text)
+            .filter((c) => c.visible)
+            .map((c) => c.key)
+          let unchangedSinceCapture = true
+          // Base characters whose place among the items the written text's base cannot use (the module's phantoms).
+          let phantomKeys = new Set<string>()
 
-          // The person types on; the server receives it.
-          const effective = applyPeerEdits(peerText, since, cursor)
-          sync(peer, server.ydoc)
-          expect(baseIsCurrent(server.ydoc, base)).toBe(effective === 0)
-          expect(reconstructBase(server.text, base)).toBe(base.text)
+          for (const { since, target } of writes) {
+            const baseIndex = new Map(baseIds.map((key, index) => [key, index]))
+            expect(baseIndex.size).toBe(base.text.length)
 
-          const beforeWrite = characters(server.text)
-          const beforeText = server.text.toString()
-          const peerTypedBefore = beforeWrite.filter((c) => c.visible && !baseIndex.has(c.key)).map((c) => c.key)
-          for (const key of peerTypedBefore) expect(key.startsWith(`${PEER}:`)).toBe(true)
-          const baseVisibleBefore = new Set(beforeWrite.filter((c) => c.visible && baseIndex.has(c.key)).map((c) => c.key))
+            // The person types on; the server receives it.
+            const effective = applyPeerEdits(peerText, since, cursor)
+            sync(peer, server.ydoc)
+            unchangedSinceCapture &&= effective === 0
+            if (base.snapshot !== null) expect(baseIsCurrent(server.ydoc, base)).toBe(effective === 0)
+            expect(reconstructBase(server.text, base)).toBe(base.text)
 
-          // The assistant's write, from its base.
-          const assistantText = targetText(base.text, target)
-          const baseHunks = textHunks(base.text, assistantText)
-          const rebased = rebaseHunks(server.text, base, baseHunks)
-          checkShape(rebased, beforeText.length)
-          server.transactLocal(rebased)
-          const result = server.text.toString()
-          expect(result).toBe(applyHunks(beforeText, rebased))
-          expect(result.isWellFormed()).toBe(true)
+            const beforeWrite = characters(server.text)
+            const beforeText = server.text.toString()
+            const peerTypedBefore = beforeWrite.filter((c) => c.visible && !baseIndex.has(c.key)).map((c) => c.key)
+            for (const key of peerTypedBefore) expect(key.startsWith(`${PEER}:`)).toBe(true)
+            const baseVisibleBefore = new Set(beforeWrite.filter((c) => c.visible && baseIndex.has(c.key)).map((c) => c.key))
 
-          const deletedByAssistant = (index: number) => baseHunks.some((h) => index >= h.start && index < h.start + h.deleteCount)
-          const after = characters(server.text)
-          // (a) Everything the person typed since the base is there, in order: peer-typed characters are never deleted.
-          expect(after.filter((c) => c.visible && !baseIndex.has(c.key) && c.client === PEER).map((c) => c.key)).toEqual(peerTypedBefore)
-          // (b) and rule 1: a base character is there exactly when neither the person nor the assistant deleted it.
-          for (const [key, index] of baseIndex) {
-            const visible = after.some((c) => c.key === key && c.visible)
-            expect(visible, `base character ${index}`).toBe(baseVisibleBefore.has(key) && !deletedByAssistant(index))
-          }
-          // (c) and rule 2: in the result, ordered by (base position, assistant text before the person's, …), each
-          // hunk's text contiguous at the front of its base position.
-          const inserts = baseHunks.filter((h) => h.insert.length > 0)
-          const assistantChars = after.filter((c) => c.visible && c.client === SERVER && c.clock >= serverBaseClock)
-          expect(assistantChars.map((c) => c.unit).join('')).toBe(inserts.map((h) => h.insert).join(''))
-          const hunkOfAssistantChar = new Map<string, [number, number]>()
-          let assigned = 0
-          inserts.forEach((hunk, h) => {
-            for (let k = 0; k < hunk.insert.length; k++) hunkOfAssistantChar.set(assistantChars[assigned++]!.key, [hunk.start, h])
-          })
-          let gap = 0
-          let order = 0
-          let previous: number[] = [-1]
-          for (const character of after) {
-            const index = baseIndex.get(character.key)
-            order++
-            let key: number[]
-            if (index !== undefined) {
-              gap = index + 1
-              key = [index, 2]
-            } else if (hunkOfAssistantChar.has(character.key)) {
-              const [start, h] = hunkOfAssistantChar.get(character.key)!
-              key = [start, 0, h, order]
-            } else {
-              expect(character.client === PEER && character.clock >= peerBaseClock || !character.visible).toBe(true)
-              key = [gap, 1, order]
+            // The assistant's write, from its base.
+            const assistantText = targetText(base.text, target)
+            const baseHunks = textHunks(base.text, assistantText)
+            const rebased = rebaseWrite(server.text, base, baseHunks)
+            checkShape(rebased.hunks, beforeText.length)
+            const mark = markBeforeWrite(server.ydoc)
+            server.transactLocal(rebased.hunks)
+            const result = server.text.toString()
+            expect(result).toBe(applyHunks(beforeText, rebased.hunks))
+            expect(result.isWellFormed()).toBe(true)
+
+            const deletedByAssistant = (index: number) => baseHunks.some((h) => index >= h.start && index < h.start + h.deleteCount)
+            const after = characters(server.text)
+            // (a) Everything the person typed since the base is there, in order: peer-typed characters are never deleted.
+            expect(after.filter((c) => c.visible && !baseIndex.has(c.key) && c.client === PEER).map((c) => c.key)).toEqual(peerTypedBefore)
+            // (b) and rule 1: a base character is there exactly when neither the person nor the assistant deleted it.
+            const visibleAfter = new Set(after.filter((c) => c.visible).map((c) => c.key))
+            for (const [key, index] of baseIndex) {
+              expect(visibleAfter.has(key), `base character ${index}`).toBe(baseVisibleBefore.has(key) && !deletedByAssistant(index))
             }
-            if (!character.visible) continue
-            expect(compareKeys(previous, key), `order at ${JSON.stringify(character)}`).toBeLessThan(0)
-            previous = key
+            // (c) and rule 2: in the result, ordered by (base position, assistant text before the person's, …), each
+            // hunk's text contiguous at the front of its base position.
+            const inserts = baseHunks.filter((h) => h.insert.length > 0)
+            const isAssistant = (c: Character) => c.client === mark.client && c.clock >= mark.clock
+            const assistantChars = after.filter((c) => c.visible && isAssistant(c))
+            expect(assistantChars.map((c) => c.unit).join('')).toBe(inserts.map((h) => h.insert).join(''))
+            const hunkOfAssistantChar = new Map<string, [number, number]>()
+            let assigned = 0
+            inserts.forEach((hunk, h) => {
+              for (let k = 0; k < hunk.insert.length; k++) hunkOfAssistantChar.set(assistantChars[assigned++]!.key, [hunk.start, h])
+            })
+            // A phantom sits right after the base character before it: the gap after that character is past it.
+            const gapAfter = (index: number) => {
+              let gap = index + 1
+              while (gap < baseIds.length && phantomKeys.has(baseIds[gap]!)) gap++
+              return gap
+            }
+            let gap = gapAfter(-1)
+            let order = 0
+            let previous: number[] = [-1]
+            for (const character of after) {
+              const index = baseIndex.get(character.key)
+              order++
+              let key: number[]
+              if (index !== undefined && phantomKeys.has(character.key)) {
+                expect(character.visible).toBe(false)
+                continue
+              } else if (index !== undefined) {
+                gap = gapAfter(index)
+                key = [index, 2]
+              } else if (hunkOfAssistantChar.has(character.key)) {
+                const [start, h] = hunkOfAssistantChar.get(character.key)!
+                key = [start, 0, h, order]
+              } else {
+                expect(character.client === PEER || !character.visible).toBe(true)
+                key = [gap, 1, order]
+              }
+              if (!character.visible) continue
+              expect(compareKeys(previous, key), `order at ${JSON.stringify(character)}`).toBeLessThan(0)
+              previous = key
+            }
+            // (d) Nobody else edited since the base was captured: the text is exactly the assistant's.
+            if (unchangedSinceCapture) expect(result).toBe(assistantText)
+            // (e) The person's peer converges on the same text.
+            sync(server.ydoc, peer)
+            expect(peerText.toString()).toBe(result)
+
+            // The next write, without a read in between, is from the assistant's own text.
+            base = baseAfterWrite(server.ydoc, base, rebased, mark, assistantText)
+            expect(base.text).toBe(assistantText)
+            // Its characters, in its order: the base characters the assistant kept and its insertions.
+            const writtenIds: string[] = []
+            let from = 0
+            let inserted = 0
+            for (const hunk of baseHunks) {
+              writtenIds.push(...baseIds.slice(from, hunk.start))
+              for (let k = 0; k < hunk.insert.length; k++) writtenIds.push(assistantChars[inserted++]!.key)
+              from = hunk.start + hunk.deleteCount
+            }
+            writtenIds.push(...baseIds.slice(from))
+            expect(writtenIds.length).toBe(assistantText.length)
+            // Phantoms: those already phantoms, and deleted characters the items hold before a character that
+            // comes earlier in the written text (Yjs put an insertion after them).
+            const listOrder = new Map(after.map((c, position) => [c.key, position]))
+            const writtenPhantoms = new Set<string>()
+            let latest = -1
+            for (const key of writtenIds) {
+              if (phantomKeys.has(key)) {
+                writtenPhantoms.add(key)
+                continue
+              }
+              const position = listOrder.get(key)!
+              if (position < latest) {
+                expect(visibleAfter.has(key), `visible ${key} out of order`).toBe(false)
+                writtenPhantoms.add(key)
+              } else {
+                latest = position
+              }
+            }
+            if (rebased.concurrent) {
+              const phantomPositions = writtenIds.flatMap((key, position) => (writtenPhantoms.has(key) ? [position] : []))
+              expect(base.phantoms.flatMap((p) => Array.from({ length: p.length }, (_, k) => p.position + k))).toEqual(phantomPositions)
+            } else {
+              expect(writtenPhantoms.size).toBe(0)
+              unchangedSinceCapture = true
+            }
+            baseIds = writtenIds
+            phantomKeys = writtenPhantoms
           }
-          // (d) Nobody else edited: the text is exactly the assistant's.
-          if (effective === 0) expect(result).toBe(assistantText)
-          // (e) The person's peer converges on the same text.
-          sync(server.ydoc, peer)
-          expect(peerText.toString()).toBe(result)
           server.destroy()
           peer.destroy()
         },
       ),
-      fuzzParameters({ numRuns: 400 }),
+      fuzzParameters({ numRuns: 300 }),
     )
   })
 })
