@@ -11,11 +11,12 @@ import { removeStaleTemps } from '../fs/staleTemps.js'
  */
 export function createFileSystem(dataDirectory: string, announceWrite: (path: string, sha256: string) => void = () => {}): FileSystemPort {
   const queue = new SaveQueue()
-  const ownData = ownDataForms(dataDirectory)
+  // Resolved once, at the first check: the directory exists by then (the engine opened its log in it).
+  let ownData: string[] | undefined
   return {
     async resolveInScope(path, roots) {
       // Quire stores roots canonically (workspace roots and folders of open files are real paths).
-      return (await PathScope.canonical(roots, ownData)).resolveInScope(path)
+      return (await PathScope.canonical(roots, (ownData ??= ownDataForms(dataDirectory)))).resolveInScope(path)
     },
     async readText(path) {
       return (await readText(path)).text

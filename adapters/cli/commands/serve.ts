@@ -1,7 +1,9 @@
+import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import { USER } from '../../../core/events/actor.js'
 import { openWorkspaceAsPerson } from '../../../core/workspace/commands.js'
 import { startHttpServer } from '../../http/daemon.js'
+import { removeStaleTempsIn } from '../../fs/staleTemps.js'
 import { openQuire } from '../../host/quire.js'
 import { UsageError } from '../usage.js'
 
@@ -15,6 +17,10 @@ export async function serveCommand(home: string, args: string[], out: (line: str
     for (const folder of values.workspace ?? []) {
       await openWorkspaceAsPerson(quire.services.engine.store, quire.services.engine.views.workspace, folder, USER)
     }
+    // Saves killed with the previous run left their temps beside the documents' files: remove them before serving.
+    const { state } = quire.services.engine.views.workspace
+    const paths = [...state.documentsByPath.keys(), ...[...state.tabs.values()].flatMap((tab) => (tab.path === null ? [] : [tab.path]))]
+    await removeStaleTempsIn(paths.map((path) => dirname(path)))
     const http = await startHttpServer(quire.services, { port })
     out(`quire serving ${home} on ${http.url} (MCP at ${http.url}/mcp); the port file holds the access token`)
     out(`console: ${http.url}/?token=${http.token}`)
