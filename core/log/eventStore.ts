@@ -63,6 +63,7 @@ export interface EventStoreOptions {
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
+const CATCH_UP_RETRY_MS = 100
 
 type Database = ClassicLevel<Uint8Array, Uint8Array>
 
@@ -566,10 +567,24 @@ export class EventStore implements EventLog {
     }
     this.listeners.add(listener)
     void (async () => {
-      for await (const event of this.readAll(after, { to: this.durablePosition })) {
-        if (stopped) return
-        cursor = event.position
-        await handler(event)
+      // A read that fails (a database that cannot be reopened yet) is tried again from the cursor; the handler's own
+      // errors are the caller's.
+      for (let caughtUp = false; !caughtUp; ) {
+        let handling = false
+        try {
+          for await (const event of this.readAll(cursor, { to: this.durablePosition })) {
+            if (stopped) return
+            cursor = event.position
+            handling = true
+            await handler(event)
+            handling = false
+          }
+          caughtUp = true
+        } catch (error) {
+          if (handling) throw error
+          if (stopped || this.released) return
+          await new Promise((resolve) => setTimeout(resolve, CATCH_UP_RETRY_MS))
+        }
       }
       // Events that became durable during catch-up were buffered by the listener; deliver the ones not yet seen.
       live = true

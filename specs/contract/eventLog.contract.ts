@@ -682,6 +682,45 @@ export function describeEventLogContract(name: string, factory: EventLogFactory)
         })
       })
 
+      it('given long reads under way, when the disk refuses writes and recovers, then every read completes with the same gap-free log and a subscriber catching up sees each event once', async () => {
+        const disk = new Disk()
+        await withLog({ interceptWrite: disk.interceptWrite, writeRetryWindowMs: 150 }, async ({ log }) => {
+          const count = 2_500
+          await Promise.all(Array.from({ length: count }, (_, i) => log.append([{ stream: `s${i % 7}`, events: [noted()] }]).then((batch) => batch.durable)))
+          const slowly = async <T>(iterable: AsyncIterable<T>): Promise<T[]> => {
+            const items: T[] = []
+            for await (const item of iterable) {
+              items.push(item)
+              if (items.length % 50 === 0) await new Promise<void>((resolve) => setTimeout(resolve, 1))
+            }
+            return items
+          }
+          const seen: number[] = []
+          let caughtUp!: () => void
+          const done = new Promise<void>((resolve) => (caughtUp = resolve))
+          const stop = log.subscribe(0, async (event) => {
+            seen.push(event.position)
+            if (seen.length % 50 === 0) await new Promise<void>((resolve) => setTimeout(resolve, 1))
+            if (event.position === count) caughtUp()
+          })
+          const reads = Promise.all([slowly(log.readAll()), slowly(log.readStream('s3')), slowly(log.readAll(1_000))])
+          disk.fail()
+          const failed = await log.append([{ stream: 's0', events: [noted()] }])
+          await expect(failed.durable).rejects.toBeInstanceOf(JournalWriteError)
+          disk.heal()
+          const [all, stream, tail] = await reads
+          await done
+          stop()
+          expect(all.map((event) => event.position)).toEqual(Array.from({ length: count }, (_, i) => i + 1))
+          expect(stream.map((event) => event.streamVersion)).toEqual(stream.map((_, i) => i + 1))
+          expect(stream.length).toBe(Math.floor(count / 7) + (3 < count % 7 ? 1 : 0))
+          expect(tail.map((event) => event.position)).toEqual(Array.from({ length: count - 1_000 }, (_, i) => i + 1_001))
+          expect(seen).toEqual(Array.from({ length: count }, (_, i) => i + 1))
+          await (await log.append([{ stream: 's0', events: [noted()] }])).durable
+          expect((await assertSoundLog(log)).length).toBe(count + 1)
+        })
+      })
+
       it('given a disk that refuses writes, when flushing and closing, then both finish, failing what is pending, and the acknowledged events survive', async () => {
         const disk = new Disk()
         await withLog({ interceptWrite: disk.interceptWrite, writeRetryWindowMs: 60_000, closeTimeoutMs: 60_000 }, async (subject) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { JournalWriteError } from '../../core/log/errors.js'
 import { GroupCommitter, type BatchOperation, type PendingAppend } from '../../core/log/groupCommit.js'
 
 const op = (n: number): BatchOperation => ({ type: 'put', key: Uint8Array.of(n), value: Uint8Array.of(n) })
@@ -79,5 +80,77 @@ describe('GroupCommitter', () => {
     )
     await Promise.all(all)
     expect(sizes).toEqual([3, 3, 1])
+  })
+})
+
+describe('GroupCommitter when the disk keeps failing', () => {
+  /** A write that fails while `failing.on`, recording what landed. */
+  function disk() {
+    const state = { on: true, attempts: 0, landed: [] as number[] }
+    const write = async (operations: BatchOperation[]) => {
+      state.attempts++
+      if (state.on) throw new Error('ENOSPC')
+      state.landed.push(...operations.map((operation) => operation.key[0]!))
+    }
+    return { state, write }
+  }
+  const outcome = (promise: Promise<void>) =>
+    promise.then(
+      () => 'landed',
+      (error: JournalWriteError) => `${error.reason}@${error.firstPosition}`,
+    )
+
+  it('gives up on a batch after the retry window, fails every append queued behind it, reports the first lost position before any rejection, and writes the next append', async () => {
+    const { state, write } = disk()
+    const events: string[] = []
+    const committer = new GroupCommitter(write, {
+      retryDelayMs: 1,
+      retryWindowMs: 20,
+      onFailed: (first) => events.push(`failed from ${first}`),
+      onCommitted: (last) => events.push(`committed ${last}`),
+    })
+    const submit = (n: number) =>
+      outcome(new Promise<void>((resolve, reject) => committer.submit(append(n, resolve, reject)))).then((result) => {
+        events.push(`${n}: ${result}`)
+        return result
+      })
+    const first = submit(1)
+    // Queued while the first batch is being retried: behind it.
+    while (state.attempts < 2) await new Promise((resolve) => setTimeout(resolve, 1))
+    const behind = [submit(2), submit(3)]
+    expect(await Promise.all([first, ...behind])).toEqual(['write-failed@1', 'behind-failed-batch@1', 'behind-failed-batch@1'])
+    expect(events[0]).toBe('failed from 1')
+    expect(committer.failing).toBeUndefined()
+    await committer.flushed()
+    state.on = false
+    expect(await submit(1)).toBe('landed')
+    expect(state.landed).toEqual([1])
+    expect(events.at(-2)).toBe('committed 1')
+  })
+
+  it('stops retrying once closed: the failing batch fails at its next failed write and close resolves', async () => {
+    const { state, write } = disk()
+    const committer = new GroupCommitter(write, { retryDelayMs: 1, maxRetryDelayMs: 1, retryWindowMs: 60_000 })
+    const pending = outcome(new Promise<void>((resolve, reject) => committer.submit(append(1, resolve, reject))))
+    while (state.attempts < 3) await new Promise((resolve) => setTimeout(resolve, 1))
+    await committer.close()
+    expect(await pending).toBe('write-failed@1')
+  })
+
+  it('abandons a write that does not return: its appends and those behind fail as closed, and a late result is ignored', async () => {
+    let finish!: () => void
+    const committed: number[] = []
+    const committer = new GroupCommitter(() => new Promise<void>((resolve) => (finish = resolve)), {
+      onCommitted: (last) => committed.push(last),
+    })
+    const held = outcome(new Promise<void>((resolve, reject) => committer.submit(append(1, resolve, reject))))
+    while (!finish) await new Promise((resolve) => setImmediate(resolve))
+    const queued = outcome(new Promise<void>((resolve, reject) => committer.submit(append(2, resolve, reject))))
+    committer.abandon()
+    expect(await Promise.all([held, queued])).toEqual(['closed@1', 'closed@1'])
+    finish()
+    await committer.settled()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(committed).toEqual([])
   })
 })
