@@ -40,8 +40,11 @@ export interface Action<A, R extends keyof A> {
   readonly run: (args: Given<A, R>, context: ToolContext) => Promise<Record<string, unknown>>
 }
 
-/** An action with its required names erased, as the tool stores it. */
-type StoredAction<A> = Action<A, never> & { readonly run: (args: A, context: ToolContext) => Promise<Record<string, unknown>>; readonly required?: readonly (keyof A)[] }
+/** An action as the tool stores it: the narrowing its `required` names gave `run` is erased. */
+type StoredAction<A> = Omit<Action<A, never>, 'required' | 'run'> & {
+  readonly required?: readonly (keyof A & string)[]
+  readonly run: (args: A, context: ToolContext) => Promise<Record<string, unknown>>
+}
 
 /** Declares one action; a function so that its `required` names narrow the arguments its `run` receives. */
 type ActionBuilder<A> = <R extends keyof A & string = never>(action: Action<A, R>) => StoredAction<A>
