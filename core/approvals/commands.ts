@@ -1,10 +1,11 @@
 import { newId } from '../ids.js'
 import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
-import type { EventStore } from '../log/eventStore.js'
+import type { EventLog } from '../log/eventLog.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import { approvalStatus, findApproval, type Approval, type ApprovalsState, type ApprovalStatus } from './approvalsState.js'
-import { appendToView, viewAppend, type FoldingAppend } from '../streams/append.js'
+import type { FoldingAppend } from '../streams/append.js'
+import { decideApprovals } from './decider.js'
 import { APPROVAL_LIFETIME_MS, type ApprovalKind } from './events.js'
 
 /** Where an action that needs a person's approval stands for the connection that asks. */
@@ -19,7 +20,7 @@ export interface ApprovalView extends Approval {
 
 export class ApprovalCommands {
   constructor(
-    private readonly store: EventStore,
+    private readonly store: EventLog,
     private readonly view: FoldedStream<ApprovalsState>,
     private readonly now: () => number,
   ) {}
@@ -30,15 +31,16 @@ export class ApprovalCommands {
    * already waiting or was denied (a denial stands until the person approves).
    */
   async gate(kind: ApprovalKind, subject: string, connection: string, principal: string | null, actor: Actor): Promise<Gate> {
-    const existing = findApproval(this.view.state, kind, subject, connection)
-    const status = existing ? approvalStatus(existing, this.now()) : undefined
-    if (existing && status === 'approved') return { status: 'granted', approval: existing }
-    if (existing && (status === 'pending' || status === 'denied')) return { status, approval: existing }
     const approvalId = newId('ap')
-    await appendToView(this.store, this.view, [
-      { type: 'approval.requested', actor, data: { approvalId, kind, subject, connection, principal } },
-    ])
-    return { status: 'requested', approval: this.view.state.get(approvalId)! }
+    const now = this.now()
+    const state = await this.view.handle(this.store, (current) =>
+      decideApprovals({ type: 'request', approvalId, kind, subject, connection, principal, actor, now }, current),
+    )
+    const raised = state.get(approvalId)
+    if (raised) return { status: 'requested', approval: raised }
+    const existing = findApproval(state, kind, subject, connection)!
+    const status = approvalStatus(existing, now)
+    return status === 'approved' ? { status: 'granted', approval: existing } : { status: status as 'pending' | 'denied', approval: existing }
   }
 
   /**
@@ -46,23 +48,13 @@ export class ApprovalCommands {
    * Throws APPROVAL_REQUIRED if it was used or lapsed since it was checked: take it right before appending.
    */
   consumption(approval: Approval, actor: Actor): FoldingAppend {
-    const current = this.view.state.get(approval.approvalId)
-    if (!current || approvalStatus(current, this.now()) !== 'approved') {
-      throw new QuireError('APPROVAL_REQUIRED', `approval ${approval.approvalId} was already used or has expired; ask again`)
-    }
-    return viewAppend(this.view, [{ type: 'approval.consumed', actor, data: { approvalId: approval.approvalId } }])
+    return this.view.own(decideApprovals({ type: 'consume', approvalId: approval.approvalId, actor, now: this.now() }, this.view.state))
   }
 
   /** The person's decision. Deciding again is allowed while the approval is unused (deny, then approve). */
   async decide(approvalId: string, decision: 'approved' | 'denied', actor: Actor): Promise<ApprovalView> {
-    const approval = this.view.state.get(approvalId)
-    if (!approval) throw new QuireError('NOT_FOUND', `no approval ${approvalId}`)
-    const status = approvalStatus(approval, this.now())
-    if (status === 'consumed' || status === 'expired') {
-      throw new QuireError('INVALID_ARGUMENT', `approval ${approvalId} is ${status}; the assistant must ask again`)
-    }
-    await appendToView(this.store, this.view, [{ type: 'approval.decided', actor, data: { approvalId, decision } }])
-    return this.describe(this.view.state.get(approvalId)!)
+    const state = await this.view.handle(this.store, (current) => decideApprovals({ type: 'decide', approvalId, decision, actor, now: this.now() }, current))
+    return this.describe(state.get(approvalId)!)
   }
 
   /** Every approval, newest first, with its status now. */

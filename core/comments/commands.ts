@@ -3,7 +3,7 @@ import { durableWithin } from '../deadline.js'
 import { appendFolded } from '../streams/append.js'
 import { QuireError } from '../errors.js'
 import { newId } from '../ids.js'
-import type { EventInput, EventStore } from '../log/eventStore.js'
+import type { EventInput, EventLog } from '../log/eventLog.js'
 import type { DocumentTurns } from '../documents/turns.js'
 import type { DocumentRepository } from '../documents/documentRepository.js'
 import type { CommentsProjection, Thread } from './commentsState.js'
@@ -42,7 +42,7 @@ export class CommentCommands {
   private readonly pending = new Map<string, 'recording' | 'withdrawing'>()
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: EventLog,
     private readonly view: CommentsProjection,
     private readonly documents: DocumentRepository,
     private readonly turns: DocumentTurns,
@@ -183,7 +183,7 @@ export class CommentCommands {
     const stream = commentsStream(docId)
     const head = await this.store.streamHead(stream)
     // Folded only once durable (a late change is withdrawn and never folded), so the fold waits for that answer.
-    const appended = appendFolded(this.store, [{ stream, events: [event], expectedVersion: head.version, fold: () => {} }])
+    const appended = await appendFolded(this.store, [{ stream, events: [event], expectedVersion: head.version, fold: () => {} }])
     const enqueued = { events: appended.recorded[0]!, durable: appended.durable }
     const outcome = await durableWithin(enqueued.durable, this.journalDeadlineMs)
     if (outcome === 'durable') {
@@ -191,7 +191,7 @@ export class CommentCommands {
       return
     }
     if (outcome === 'failed') throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not record the comment change; nothing was changed')
-    const withdrawal = appendFolded(this.store, [
+    const withdrawal = await appendFolded(this.store, [
       {
         stream,
         events: [{ type: 'comment.withdrawn', actor: event.actor, data: { streamVersion: enqueued.events[0]!.streamVersion } }],

@@ -1,5 +1,5 @@
 import type { Actor } from '../events/actor.js'
-import type { EventStore, RecordedEvent } from '../log/eventStore.js'
+import type { EventLog, RecordedEvent } from '../log/eventLog.js'
 import { COMMENTS_STREAM_PREFIX, commentGenOf, docIdOfCommentsStream, type ThreadState } from './events.js'
 
 export interface Reply {
@@ -89,7 +89,7 @@ export class DocumentThreads {
 export class CommentsProjection {
   private readonly documents = new Map<string, DocumentThreads>()
 
-  async load(store: EventStore): Promise<void> {
+  async load(store: EventLog): Promise<void> {
     this.documents.clear()
     for await (const { stream } of store.streams(COMMENTS_STREAM_PREFIX)) {
       const events: RecordedEvent[] = []

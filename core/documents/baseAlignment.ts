@@ -95,29 +95,36 @@ export function alignWithBase(ytext: Y.Text, base: BaseView, visit: AlignmentVis
   let deleted = NO_RANGES
   let added = NO_RANGES
   for (let item = ytext._start; item !== null; item = item.right) {
-    const content = item.content
-    const isText = content instanceof Y.ContentString || content instanceof Y.ContentDeleted
-    const isNow = !item.deleted && item.countable
-    if (item.id.client !== client) {
-      client = item.id.client
+    const id = item.id
+    if (id.client !== client) {
+      client = id.client
       clientBaseClock = base.stateVector.get(client) ?? 0
       deleted = base.deleted.get(client) ?? NO_RANGES
       added = base.added.get(client) ?? NO_RANGES
     }
-    const clock = item.id.clock
-    if (!isText) {
-      // Embeds and formatting were never part of the base text (toString omits them).
-      if (isNow) visit('added', item.length, client, clock)
-      continue
-    }
-    const end = clock + item.length
-    const baseEnd = Math.max(clock, Math.min(end, clientBaseClock))
-    if (isNow) {
+    const clock = id.clock
+    const length = item.length
+    const end = clock + length
+    const content = item.content
+    if (!item.deleted) {
+      if (!(content instanceof Y.ContentString)) {
+        // Embeds and formatting were never part of the base text (toString omits them).
+        if (item.countable) visit('added', length, client, clock)
+        continue
+      }
+      if (end <= clientBaseClock) {
+        // The common case, an item older than the base.
+        baseLength += length
+        visit('kept', length, client, clock)
+        continue
+      }
+      // Deletion is final, so no character of an item that is not deleted was deleted at the base: its older part
+      // is kept, its newer part added (unless the base added it), and `deleted` need not be consulted.
+      const baseEnd = Math.max(clock, clientBaseClock)
       if (baseEnd > clock) {
         baseLength += baseEnd - clock
         visit('kept', baseEnd - clock, client, clock)
       }
-      if (baseEnd === end) continue
       if (added.length === 0) {
         visit('added', end - baseEnd, client, baseEnd)
         continue
@@ -128,6 +135,8 @@ export function alignWithBase(ytext: Y.Text, base: BaseView, visit: AlignmentVis
       })
       continue
     }
+    if (!(content instanceof Y.ContentString || content instanceof Y.ContentDeleted)) continue
+    const baseEnd = Math.max(clock, Math.min(end, clientBaseClock))
     // A deleted item: its characters that were in the base were removed since; the rest were in neither text.
     const removed = (inside: boolean, from: number, to: number) => {
       if (inside) return

@@ -1,8 +1,9 @@
 import * as Y from 'yjs'
 import { SYSTEM, type Actor } from '../events/actor.js'
-import type { EventStore, EventInput } from '../log/eventStore.js'
+import type { EventInput, EventLog } from '../log/eventLog.js'
 import { STREAM_DOES_NOT_EXIST, type ExpectedStreamVersion } from '../log/expectedVersion.js'
 import { appendFolded, type Appended, type FoldingAppend } from '../streams/append.js'
+import { KeyedSteps } from '../streams/steps.js'
 import { durableWithin, type Durability } from '../deadline.js'
 import { newId } from '../ids.js'
 import { QuireError } from '../errors.js'
@@ -11,7 +12,7 @@ import type { DocumentRepository } from './documentRepository.js'
 import { documentStream, type DocumentKind, type JournalOperation } from './events.js'
 import { positionOfRevision, revisionToken } from './revision.js'
 import { captureBase, rebaseHunks, type DocumentBase } from './rebase.js'
-import { textHunks } from './textDiff.js'
+import { textHunks, type Hunk } from './textDiff.js'
 import { DocumentTurns } from './turns.js'
 import type { AbortReason } from './editorGuards.js'
 import { mirrorIsAttached, syncMirrorFromSource, syncSourceFromMirror } from './bridge.js'
@@ -123,6 +124,8 @@ export interface SaveMark {
  */
 export class DocumentCommands {
   readonly turns = new DocumentTurns()
+  /** Each document's decide-apply-append-fold step: one at a time per document, never across a journal wait. */
+  private readonly steps = new KeyedSteps()
   /** Documents with a journal entry or a change still on its way to disk after its write answered. */
   private readonly pending = new Map<string, { stage: 'recording' | 'applying' }>()
   /** Per document, the window whose tab wrote it last and the position of that write (JRNL.9). */
@@ -131,7 +134,7 @@ export class DocumentCommands {
   private readonly tabBases = new Map<string, TabBase>()
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: EventLog,
     private readonly documents: DocumentRepository,
     /** How long a write waits for the log before answering JOURNAL_UNAVAILABLE or `durable: false`. */
     private readonly journalDeadlineMs = 2_000,
@@ -157,7 +160,7 @@ export class DocumentCommands {
       events.push(savedEvent(input.actor, { path: input.path, sha256: sha256(content), length: content.length, revisionPosition: null, reason: 'open' }))
       applied.push(false)
     }
-    const appended = this.commit(state, events, { applied, expected: STREAM_DOES_NOT_EXIST, created: true })
+    const appended = await this.commit(state, events, { applied, expected: STREAM_DOES_NOT_EXIST, created: true })
     this.documents.adopt(state)
     await appended.durable
     return { docId, revision: state.revision }
@@ -192,7 +195,7 @@ export class DocumentCommands {
 
       const revisionBefore = state.revisionPosition
       const stillWanted = input.watch?.()
-      const journal = this.commit(state, [
+      const journal = await this.steps.run(input.docId, () => this.commit(state, [
         {
           type: 'journal.recorded',
           actor: input.actor,
@@ -204,38 +207,19 @@ export class DocumentCommands {
             ...(input.addresses === undefined || input.addresses.length === 0 ? {} : { addresses: [...input.addresses] }),
           },
         },
-      ])
+      ]))
       if ((await this.settle(journal.durable, input.docId, 'recording')) !== 'durable') {
         throw new QuireError('JOURNAL_UNAVAILABLE', 'the journal did not record the write in time; nothing was changed')
       }
-      if (state.revisionPosition !== revisionBefore) {
-        throw new QuireError('ABORTED', 'the document was edited while the write was being recorded', { reason: 'edited' })
-      }
-      const aborted = stillWanted?.()
-      if (aborted) throw new QuireError('ABORTED', `the write was aborted while it was being recorded (${aborted})`, { reason: aborted })
       const journalPosition = journal.recorded[0]![0]!.position
-      const events: EventInput[] = []
-      const changedText: boolean[] = []
-      const sides = { text: false, mirror: false }
-      if (updates) {
-        for (const update of updates) {
-          const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
-          if (!stateChanged) continue
-          events.push({ type: 'document.changed', actor: input.actor, data: { update, journal: journalPosition } })
-          changedText.push(textChanged)
-          sides.text ||= textChanged
-          sides.mirror ||= mirrorChanged
+      const applied = await this.steps.run(input.docId, () => {
+        if (state.revisionPosition !== revisionBefore) {
+          throw new QuireError('ABORTED', 'the document was edited while the write was being recorded', { reason: 'edited' })
         }
-      } else {
-        const change = state.transactLocal(hunks)
-        events.push({ type: 'document.changed', actor: input.actor, data: { update: change.update, journal: journalPosition } })
-        changedText.push(change.textChanged)
-        // Merged into others' edits, the text is not `content`: it is read back from the Y.Text when needed.
-        if (!base) state.primeContent(content)
-        sides.text = true
-      }
-      this.bridge(state, sides, events, changedText, journalPosition)
-      const applied = this.commit(state, events, { applied: changedText })
+        const aborted = stillWanted?.()
+        if (aborted) throw new QuireError('ABORTED', `the write was aborted while it was being recorded (${aborted})`, { reason: aborted })
+        return this.applyWrite(state, input, updates, hunks, content, base !== undefined, journalPosition)
+      })
       if (input.writer) {
         this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
         this.noteTabBaseline(input.writer.tabId, state)
@@ -244,6 +228,43 @@ export class DocumentCommands {
       if (landed === 'failed') throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not write the change; nothing was changed')
       return { revision: state.revision, changed: true, durable: landed === 'durable' }
     })
+  }
+
+  /**
+   * The write's change, made on the document now that its journal entry is on disk: the planned Yjs updates, or the
+   * hunks as one local transaction, then the bridge's follow-up, appended in the document's step.
+   */
+  private applyWrite(
+    state: DocumentState,
+    input: WriteInput,
+    updates: readonly Uint8Array[] | undefined,
+    hunks: readonly Hunk[],
+    content: string,
+    merged: boolean,
+    journalPosition: number,
+  ): Promise<Appended> {
+    const events: EventInput[] = []
+    const changedText: boolean[] = []
+    const sides = { text: false, mirror: false }
+    if (updates) {
+      for (const update of updates) {
+        const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
+        if (!stateChanged) continue
+        events.push({ type: 'document.changed', actor: input.actor, data: { update, journal: journalPosition } })
+        changedText.push(textChanged)
+        sides.text ||= textChanged
+        sides.mirror ||= mirrorChanged
+      }
+    } else {
+      const change = state.transactLocal(hunks)
+      events.push({ type: 'document.changed', actor: input.actor, data: { update: change.update, journal: journalPosition } })
+      changedText.push(change.textChanged)
+      // Merged into others' edits, the text is not `content`: it is read back from the Y.Text when needed.
+      if (!merged) state.primeContent(content)
+      sides.text = true
+    }
+    this.bridge(state, sides, events, changedText, journalPosition)
+    return this.commit(state, events, { applied: changedText })
   }
 
   /** A tab read (or otherwise took in) the document as it is now: its next whole-text write is an edit from this. */
@@ -312,9 +333,13 @@ export class DocumentCommands {
    */
   async applyPeerUpdates(docId: string, updates: readonly Uint8Array[], actor: Actor): Promise<PeerUpdateOutcome> {
     for (const update of updates) assertDecodableUpdate(update)
-    const state = await this.require(docId)
-    // Apply each update, then record all that brought something new as one append (one event each), all in one
-    // synchronous step so no other event of this document can come between.
+    // Apply each update, then record all that brought something new as one append (one event each), all in the
+    // document's step so no other event of this document can come between.
+    return this.inStep(docId, (state) => this.recordPeerUpdates(state, updates, actor))
+  }
+
+  private async recordPeerUpdates(state: DocumentState, updates: readonly Uint8Array[], actor: Actor): Promise<PeerUpdateOutcome> {
+    const docId = state.docId
     const events: EventInput[] = []
     const changedText: boolean[] = []
     const sides = { text: false, mirror: false }
@@ -337,7 +362,7 @@ export class DocumentCommands {
     // A peer that wrote into a mirror nobody attached (a WYSIWYG editor that bound an empty fragment) must not
     // become the text: `source` is the truth, and the mirror is rebuilt from it.
     this.bridge(state, mirrorWasAttached ? sides : { text: sides.text || sides.mirror, mirror: false }, events, changedText)
-    const { durable } = this.commit(state, events, { applied: changedText })
+    const { durable } = await this.commit(state, events, { applied: changedText })
     return { revision: state.revision, recorded: events.length, durable }
   }
 
@@ -346,8 +371,11 @@ export class DocumentCommands {
    * minimal diff by the `disk` actor, and the file marked as matching, in one append.
    */
   async replaceFromDisk(docId: string, text: string, path: string, actor: Actor): Promise<void> {
-    const state = await this.require(docId)
-    const content = normalizeLineEndings(text)
+    const durable = await this.inStep(docId, (state) => this.reload(state, normalizeLineEndings(text), path, actor))
+    await durable
+  }
+
+  private async reload(state: DocumentState, content: string, path: string, actor: Actor): Promise<Promise<void>> {
     const events: EventInput[] = []
     const changed: boolean[] = []
     const hunks = textHunks(state.content, content)
@@ -359,9 +387,9 @@ export class DocumentCommands {
     }
     events.push(savedEvent(actor, { path, sha256: sha256(content), length: content.length, revisionPosition: null, reason: 'reload' }))
     changed.push(false)
-    const { durable } = this.commit(state, events, { applied: changed })
+    const { durable } = await this.commit(state, events, { applied: changed })
     state.primeContent(content)
-    await durable
+    return durable
   }
 
   /**
@@ -371,33 +399,35 @@ export class DocumentCommands {
    * Returns how the record's durability settled within the journal deadline.
    */
   async recordSave(docId: string, mark: SaveMark, actor: Actor, alongside: readonly FoldingAppend[] = []): Promise<Durability> {
-    const state = await this.require(docId)
-    const { durable } = this.commit(state, [savedEvent(actor, mark)], { alongside })
+    const { durable } = await this.inStep(docId, (state) => this.commit(state, [savedEvent(actor, mark)], { alongside }))
     return durableWithin(durable, this.journalDeadlineMs)
   }
 
   /** Marks the current content as what `path` holds (the disk caught up with the document). */
   async markSaved(docId: string, path: string, reason: 'open' | 'save', actor: Actor): Promise<void> {
-    const state = await this.require(docId)
-    const content = state.content
-    const { durable } = this.commit(state, [
-      savedEvent(actor, { path, sha256: sha256(content), length: content.length, revisionPosition: null, reason }),
-    ])
+    const { durable } = await this.inStep(docId, (state) => {
+      const content = state.content
+      return this.commit(state, [savedEvent(actor, { path, sha256: sha256(content), length: content.length, revisionPosition: null, reason })])
+    })
     await durable
   }
 
   /** The file changed on disk under unsaved changes (`document.diverged`); nothing when that change is already known. */
   async markDiverged(docId: string, path: string, digest: string, length: number, actor: Actor): Promise<void> {
-    const state = await this.require(docId)
-    if (state.divergence?.sha256 === digest) return
-    await this.commit(state, [{ type: 'document.diverged', actor, data: { path, sha256: digest, length } }]).durable
+    const durable = await this.inStep(docId, async (state) => {
+      if (state.divergence?.sha256 === digest) return undefined
+      return (await this.commit(state, [{ type: 'document.diverged', actor, data: { path, sha256: digest, length } }])).durable
+    })
+    await durable
   }
 
   /** The person keeps the tab's version of a diverged document (closing still needs force until it is saved). */
   async keepDivergence(docId: string, actor: Actor): Promise<void> {
-    const state = await this.require(docId)
-    if (!state.divergence) throw new QuireError('INVALID_ARGUMENT', `document ${docId} has not diverged from its file`)
-    await this.commit(state, [{ type: 'document.divergence-resolved', actor, data: { choice: 'keep' } }]).durable
+    const { durable } = await this.inStep(docId, (state) => {
+      if (!state.divergence) throw new QuireError('INVALID_ARGUMENT', `document ${docId} has not diverged from its file`)
+      return this.commit(state, [{ type: 'document.divergence-resolved', actor, data: { choice: 'keep' } }])
+    })
+    await durable
   }
 
   /**
@@ -405,11 +435,15 @@ export class DocumentCommands {
    * write queue. `reviewedUpTo` is how far earlier marks reached: a mark that reviews nothing new records nothing.
    */
   async markReviewed(docId: string, upTo: number, upToRevision: string, reviewedUpTo: () => Promise<number>, actor: Actor): Promise<void> {
-    const state = await this.require(docId)
+    await this.require(docId)
     await this.turns.run(docId, async () => {
-      if (upTo > state.position) throw new QuireError('INVALID_ARGUMENT', `${upToRevision} is later than the document's last event`)
-      if (upTo <= (await reviewedUpTo())) return
-      await this.commit(state, [{ type: 'review.marked', actor, data: { upToPosition: upTo } }]).durable
+      const reviewed = await reviewedUpTo()
+      const durable = await this.inStep(docId, async (state) => {
+        if (upTo > state.position) throw new QuireError('INVALID_ARGUMENT', `${upToRevision} is later than the document's last event`)
+        if (upTo <= reviewed) return undefined
+        return (await this.commit(state, [{ type: 'review.marked', actor, data: { upToPosition: upTo } }])).durable
+      })
+      await durable
     })
   }
 
@@ -419,11 +453,15 @@ export class DocumentCommands {
    * as a `system` event; does nothing when the mirror exists.
    */
   async attachMirror(docId: string): Promise<void> {
-    const state = await this.require(docId)
+    await this.require(docId)
     await this.turns.run(docId, async () => {
-      if (mirrorIsAttached(state.ydoc)) return
-      const update = syncMirrorFromSource(state.ydoc)
-      if (update) await this.commit(state, [{ type: 'document.changed', actor: SYSTEM, data: { update } }], { applied: [false] }).durable
+      const durable = await this.inStep(docId, async (state) => {
+        if (mirrorIsAttached(state.ydoc)) return undefined
+        const update = syncMirrorFromSource(state.ydoc)
+        if (!update) return undefined
+        return (await this.commit(state, [{ type: 'document.changed', actor: SYSTEM, data: { update } }], { applied: [false] })).durable
+      })
+      await durable
     })
   }
 
@@ -440,6 +478,14 @@ export class DocumentCommands {
     // person that mirror change as one undoable step (DOC.WRITE.12).
     events.push({ type: 'document.changed', actor: SYSTEM, data: journal === undefined ? { update } : { update, journal } })
     changedText.push(!sides.text)
+  }
+
+  /**
+   * Runs `step` in the document's step (see `commit`), with the document's state as it is when the step starts (a
+   * state evicted meanwhile is loaded again from the log).
+   */
+  private inStep<T>(docId: string, step: (state: DocumentState) => Promise<T> | T): Promise<T> {
+    return this.steps.run(docId, async () => step(await this.require(docId)))
   }
 
   private async require(docId: string): Promise<DocumentState> {
@@ -464,11 +510,11 @@ export class DocumentCommands {
    * refused, or the log later fails to write it and rolls it back, the in-memory state no longer matches the log:
    * the document is evicted and rebuilt from the log on next use.
    */
-  private commit(
+  private async commit(
     state: DocumentState,
     events: readonly EventInput[],
     options: { applied?: readonly boolean[]; alongside?: readonly FoldingAppend[]; expected?: ExpectedStreamVersion; created?: boolean } = {},
-  ): Appended {
+  ): Promise<Appended> {
     const { applied } = options
     const own: FoldingAppend = {
       stream: documentStream(state.docId),
@@ -478,7 +524,7 @@ export class DocumentCommands {
     }
     let appended: Appended
     try {
-      appended = appendFolded(this.store, [own, ...(options.alongside ?? [])])
+      appended = await appendFolded(this.store, [own, ...(options.alongside ?? [])])
     } catch (error) {
       if (applied !== undefined && !options.created) this.documents.evict(state.docId)
       throw error

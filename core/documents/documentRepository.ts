@@ -1,4 +1,4 @@
-import type { EventStore } from '../log/eventStore.js'
+import type { EventLog } from '../log/eventLog.js'
 import { DOCUMENT_STREAM_PREFIX, docIdOfStream, documentStream } from './events.js'
 import { DocumentState } from './documentState.js'
 
@@ -21,7 +21,7 @@ export class DocumentRepository {
   private readonly snapshotEvery: number
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: EventLog,
     options: DocumentRepositoryOptions = {},
   ) {
     this.snapshotEvery = options.snapshotEvery ?? 5_000

@@ -189,13 +189,18 @@ export function rebaseWrite(ytext: Y.Text, base: DocumentBase, baseHunks: readon
     if (kind === 'kept') currentPosition += length
     basePosition += length
   }
+  // The base position of the next hunk boundary or phantom: nothing happens before it but counting.
+  let eventAt = 0
   // Settles the hunks at the current base position and consumes the phantoms there, which come right after the base
   // character before them.
   const advance = () => {
     for (;;) {
       settle()
       const phantom = phantoms[phantomIndex]
-      if (phantom === undefined || phantom.position + phantomDone !== basePosition) return
+      if (phantom === undefined || phantom.position + phantomDone !== basePosition) {
+        eventAt = Math.min(hunkBoundary(), phantom === undefined ? Infinity : phantom.position + phantomDone)
+        return
+      }
       const length = Math.min(phantom.length - phantomDone, hunkBoundary() - basePosition)
       consume('removed', length)
       phantomDone += length
@@ -208,7 +213,7 @@ export function rebaseWrite(ytext: Y.Text, base: DocumentBase, baseHunks: readon
   const walked = alignWithBase(ytext, base, (kind, length, client, clock) => {
     if (kind === 'added') {
       concurrent = true
-      advance()
+      if (basePosition === eventAt) advance()
       afterInsertion = false
       currentPosition += length
       return
@@ -216,10 +221,8 @@ export function rebaseWrite(ytext: Y.Text, base: DocumentBase, baseHunks: readon
     if (kind === 'removed') concurrent = true
     let done = 0
     while (done < length) {
-      advance()
-      const phantom = phantoms[phantomIndex]
-      const phantomStart = phantom === undefined ? Infinity : phantom.position + phantomDone
-      const step = Math.min(length - done, hunkBoundary() - basePosition, phantomStart - basePosition)
+      if (basePosition === eventAt) advance()
+      const step = Math.min(length - done, eventAt - basePosition)
       consume(kind, step, client, clock + done)
       done += step
     }

@@ -12,9 +12,10 @@ import { parseMarkdown } from '../markdown/parse.js'
 import { serializeMarkdown } from '../markdown/serialize.js'
 import { kindOfFile, titleOfPath } from '../documents/kind.js'
 import { QuireError, isQuireError } from '../errors.js'
-import type { EventInput, EventStore } from '../log/eventStore.js'
+import type { EventLog } from '../log/eventLog.js'
 import type { Settings } from '../settings/events.js'
-import { appendToView, viewAppend, type FoldingAppend } from '../streams/append.js'
+import type { FoldingAppend } from '../streams/append.js'
+import { decideWorkspace } from '../workspace/decider.js'
 import type { Caller } from '../workspace/commands.js'
 import { resolveTab, resolveWindow } from '../workspace/tabs.js'
 import type { DocumentRepository } from '../documents/documentRepository.js'
@@ -49,7 +50,7 @@ export interface WriteResponse {
  */
 export class FileCommands {
   constructor(
-    private readonly store: EventStore,
+    private readonly store: EventLog,
     private readonly workspace: FoldedStream<WorkspaceState>,
     private readonly settings: FoldedStream<Settings>,
     private readonly documents: DocumentRepository,
@@ -97,9 +98,9 @@ export class FileCommands {
     }
     const instanceId = this.instanceContaining(path, window.activeInstanceId, window.label)
     const tabId = newId('tab')
-    await appendToView(this.store, this.workspace, [
-      { type: 'tab.opened', actor: caller.actor, data: { tabId, docId, windowLabel: window.label, instanceId, path, active: false } },
-    ])
+    await this.workspace.handle(this.store, (state) =>
+      decideWorkspace({ type: 'open-tab', tabId, docId: docId!, windowLabel: window.label, instanceId, path, active: false, actor: caller.actor }, state),
+    )
     return { tabId, workspaceInstanceId: instanceId, activationChanged: false, workspaceSwitched: false }
   }
 
@@ -224,7 +225,7 @@ export class FileCommands {
         }
         const alongside: FoldingAppend[] = []
         if (path !== tab.path) {
-          alongside.push(viewAppend(this.workspace, [{ type: 'document.retargeted', actor: caller.actor, data: { docId: tab.docId, path } }]))
+          alongside.push(this.workspace.own([{ type: 'document.retargeted', actor: caller.actor, data: { docId: tab.docId, path } }]))
         }
         if (options.approval) alongside.push(this.approvals.consumption(options.approval, caller.actor))
         return { revision, journaled: await this.record(tab.docId, { path, sha256: digest, length: text.length, revisionPosition, reason: 'save' }, caller, alongside) }

@@ -396,6 +396,11 @@ export class EventStore implements EventLog {
    * after a failed write); it then goes on after the last key it yielded, on the new handle.
    */
   private async *scan(range: KeyRange): AsyncGenerator<[Uint8Array, Uint8Array]> {
+    for await (const page of this.pages(range)) yield* page
+  }
+
+  /** `scan` a page at a time, for the long reads (one await per page, not per entry). */
+  private async *pages(range: KeyRange): AsyncGenerator<[Uint8Array, Uint8Array][]> {
     let current = range
     let left = range.limit ?? Number.POSITIVE_INFINITY
     for (;;) {
@@ -411,7 +416,7 @@ export class EventStore implements EventLog {
             throw error
           }
           if (page.length === 0) return
-          for (const entry of page) yield entry
+          yield page
           left -= page.length
           if (left <= 0) return
           current = rangeAfter(range, page[page.length - 1]![0])
@@ -448,10 +453,8 @@ export class EventStore implements EventLog {
     // The index entry holding `from` may start before it: begin at the last entry at or before `from`. One forward
     // scan from there reads one state of the disk, where the stream's entries are a prefix of the stream.
     const start = await this.lastKeyAtOrBefore(keys.streamIndexKey(stream, 0), keys.streamIndexKey(stream, from))
-    let page: [Uint8Array, Uint8Array][] = []
-    const events = async function* (this: EventStore): AsyncGenerator<RecordedEvent> {
+    for await (const page of this.pages({ gte: start, lte: keys.streamIndexKey(stream, to) })) {
       const chunkPositions = page.map(([, value]) => decoding.readVarUint(decoding.createDecoder(value)))
-      page = []
       const chunks = await this.getMany(chunkPositions.map(keys.eventKey))
       for (let i = 0; i < chunks.length; i++) {
         for (const event of this.decodeChunkAt(chunkPositions[i]!, chunks[i])) {
@@ -461,11 +464,6 @@ export class EventStore implements EventLog {
         }
       }
     }
-    for await (const entry of this.scan({ gte: start, lte: keys.streamIndexKey(stream, to) })) {
-      page.push(entry)
-      if (page.length >= PAGE) yield* events.call(this)
-    }
-    if (page.length > 0) yield* events.call(this)
     // Events appended but not yet on disk are part of the stream too.
     for (const event of pending) {
       if (event.streamVersion > lastVersion && event.streamVersion <= to) yield event
@@ -477,9 +475,11 @@ export class EventStore implements EventLog {
     const to = options.to ?? Number.MAX_SAFE_INTEGER
     // The chunk holding `after + 1` may start before it; one forward scan from there reads one state of the disk.
     const start = await this.lastKeyAtOrBefore(keys.eventKey(0), keys.eventKey(after + 1))
-    for await (const [key, chunk] of this.scan({ gte: start, lte: keys.eventKey(to) })) {
-      for (const event of this.decodeChunkAt(keys.positionOfEventKey(key), chunk)) {
-        if (event.position > after && event.position <= to) yield event
+    for await (const page of this.pages({ gte: start, lte: keys.eventKey(to) })) {
+      for (const [key, chunk] of page) {
+        for (const event of this.decodeChunkAt(keys.positionOfEventKey(key), chunk)) {
+          if (event.position > after && event.position <= to) yield event
+        }
       }
     }
   }

@@ -1,6 +1,6 @@
 import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
-import type { EventStore } from '../log/eventStore.js'
+import type { EventLog } from '../log/eventLog.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import { documentStream } from '../documents/events.js'
 import { positionOfRevision } from '../documents/revision.js'
@@ -22,7 +22,7 @@ export class ReviewCommands {
   private readonly catchUps = new Map<string, Promise<ReviewBacklog>>()
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: EventLog,
     private readonly documents: DocumentRepository,
     private readonly commands: DocumentCommands,
     private readonly settings: FoldedStream<Settings>,

@@ -1,14 +1,27 @@
-import type { EventStore, RecordedEvent } from '../log/eventStore.js'
+import type { EventInput, EventLog, RecordedEvent } from '../log/eventLog.js'
+import { appendFolded, type FoldingAppend } from './append.js'
+import { KeyedSteps } from './steps.js'
 
 /**
- * A read model folded from one stream with a pure `evolve`, kept in memory: loaded once at start-up, then advanced
- * by the commands that append to the stream, in the same synchronous step as their append (so it never lags or
- * leads the log's order). Small streams only (workspace layout, approvals, settings, agents).
+ * What a decision on a small stream appends: its own events, and the appends of other streams that must land with
+ * them atomically (an approval used by the action it approved).
+ */
+export interface Decision {
+  readonly events: readonly EventInput[]
+  readonly alongside?: readonly FoldingAppend[]
+}
+
+/**
+ * The write model of one small stream (workspace layout, approvals, settings, agents), folded with a pure `evolve`
+ * and kept in memory: loaded once at start-up, then advanced only by `handle`, Emmett's command handling: in the
+ * stream's step, a pure `decide` reads the current state and returns the events (or throws the refusal), they are
+ * appended at the version decided from, and folded. So the state never lags or leads the log's order.
  */
 export class FoldedStream<State> {
   private current: State
   private version = 0
   private readonly listeners = new Set<(state: State) => void>()
+  private readonly steps = new KeyedSteps()
 
   constructor(
     readonly stream: string,
@@ -27,18 +40,39 @@ export class FoldedStream<State> {
     return this.version
   }
 
-  async load(store: EventStore): Promise<void> {
+  async load(log: EventLog): Promise<void> {
     let state = this.initial()
     let version = 0
-    for await (const event of store.readStream(this.stream)) {
+    for await (const event of log.readStream(this.stream)) {
       state = this.evolve(state, event)
       version = event.streamVersion
     }
-    await store.streamHead(this.stream)
+    await log.streamHead(this.stream)
     this.current = state
     this.version = version
   }
 
+  /**
+   * Decides on the current state and appends what was decided (nothing when `decide` returns no events); resolves
+   * once durable, with the state after.
+   */
+  async handle(log: EventLog, decide: (state: State) => Decision | readonly EventInput[]): Promise<State> {
+    const durable = await this.steps.run(this.stream, async () => {
+      const decision = decide(this.current)
+      const { events, alongside = [] } = isDecision(decision) ? decision : { events: decision }
+      if (events.length === 0) return undefined
+      return (await appendFolded(log, [this.own(events), ...alongside])).durable
+    })
+    await durable
+    return this.current
+  }
+
+  /** This stream's share of an append another stream's owner makes atomically (e.g. an approval's consumption). */
+  own(events: readonly EventInput[]): FoldingAppend {
+    return { stream: this.stream, events, expectedVersion: this.version, fold: (recorded) => this.apply(recorded) }
+  }
+
+  /** Folds recorded events of this stream (others are ignored) and tells the listeners. */
   apply(events: readonly RecordedEvent[]): State {
     const before = this.current
     for (const event of events) {
@@ -50,9 +84,18 @@ export class FoldedStream<State> {
     return this.current
   }
 
-  /** Calls `listener` after each change to the state (synchronously, inside the append's step). */
+  /** Calls `listener` after each change to the state (synchronously, as the change is folded). */
   onChange(listener: (state: State) => void): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
   }
+}
+
+function isDecision(decision: Decision | readonly EventInput[]): decision is Decision {
+  return !Array.isArray(decision)
+}
+
+/** Appends events decided elsewhere to a folded stream (tests and the person's set-up steps); resolves once durable. */
+export async function appendToView<State>(log: EventLog, view: FoldedStream<State>, events: readonly EventInput[]): Promise<void> {
+  await view.handle(log, () => events)
 }

@@ -3,17 +3,17 @@ import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
 import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
-import type { EventStore } from '../log/eventStore.js'
+import type { EventLog } from '../log/eventLog.js'
 import type { ApprovalCommands } from '../approvals/commands.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import type { DocumentKind } from '../documents/events.js'
 import { titleOfPath } from '../documents/kind.js'
 import type { Settings } from '../settings/events.js'
-import { appendToView, appendFolded, viewAppend } from '../streams/append.js'
+import { closeRefusal, decideWorkspace, type CloseRefusal } from './decider.js'
 import type { DocumentRepository } from '../documents/documentRepository.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import type { WorkspaceState } from './workspaceState.js'
-import { isVisible, resolveTab, resolveWindow } from './tabs.js'
+import { resolveTab, resolveWindow } from './tabs.js'
 
 /** The MCP connection a command comes from: approvals are bound to it. */
 export interface Caller {
@@ -22,7 +22,7 @@ export interface Caller {
   readonly principal: string | null
 }
 
-export type CloseOutcome = { readonly closed: true } | { readonly closed: false; readonly reason: 'DIRTY' | 'DIVERGENT' | 'PINNED' }
+export type CloseOutcome = { readonly closed: true } | { readonly closed: false; readonly reason: CloseRefusal }
 
 export type OpenWorkspaceOutcome =
   | { readonly opened: true; readonly workspaceInstanceId: string; readonly folderPath: string }
@@ -34,7 +34,7 @@ export type OpenWorkspaceOutcome =
  */
 export class WorkspaceCommands {
   constructor(
-    private readonly store: EventStore,
+    private readonly store: EventLog,
     private readonly view: FoldedStream<WorkspaceState>,
     private readonly settings: FoldedStream<Settings>,
     private readonly documents: DocumentRepository,
@@ -48,18 +48,14 @@ export class WorkspaceCommands {
 
   /** A new untitled tab, current in its window (WS.NEW.1–3). */
   async newTab(kind: DocumentKind, windowLabel: string | undefined, caller: Caller): Promise<{ tabId: string; docId: string }> {
-    const window = resolveWindow(this.view.state, windowLabel)
+    resolveWindow(this.view.state, windowLabel)
     const { docId } = await this.documentCommands.create({
       kind, content: '', path: null, title: titleOfPath(null), origin: 'untitled', actor: caller.actor,
     })
     const tabId = newId('tab')
-    await appendToView(this.store, this.view, [
-      {
-        type: 'tab.opened',
-        actor: caller.actor,
-        data: { tabId, docId, windowLabel: window.label, instanceId: window.activeInstanceId, path: null, active: true },
-      },
-    ])
+    await this.view.handle(this.store, (state) =>
+      decideWorkspace({ type: 'open-tab', tabId, docId, windowLabel, instanceId: 'window-active', path: null, active: true, actor: caller.actor }, state),
+    )
     return { tabId, docId }
   }
 
@@ -67,12 +63,10 @@ export class WorkspaceCommands {
   async switchTab(tabId: string, caller: Caller) {
     const tab = resolveTab(this.view.state, tabId)
     const before = this.view.state.windows.get(tab.windowLabel)!
-    if (before.activeTabId !== tabId || !isVisible(this.view.state, tab, this.settings.state.workspaceRail)) {
-      await appendToView(this.store, this.view, [{ type: 'tab.activated', actor: caller.actor, data: { tabId } }])
-    }
-    // Re-read the state after the change rather than echoing the request.
-    const after = this.view.state.windows.get(tab.windowLabel)!
     const rail = this.settings.state.workspaceRail
+    // Re-read the state after the change rather than echoing the request.
+    const state = await this.view.handle(this.store, (current) => decideWorkspace({ type: 'activate', tabId, railOn: rail, actor: caller.actor }, current))
+    const after = state.windows.get(tab.windowLabel)!
     return {
       activated: after.activeTabId === tabId,
       workspaceSwitched: rail && before.activeInstanceId !== after.activeInstanceId,
@@ -84,32 +78,29 @@ export class WorkspaceCommands {
   /** Closes a tab unless it is pinned, or (without force) dirty or diverged from disk (WS.CLOSE.1–5). */
   async close(tabId: string, force: boolean, caller: Caller): Promise<CloseOutcome> {
     const tab = resolveTab(this.view.state, tabId)
-    if (tab.pinned) return { closed: false, reason: 'PINNED' }
-    if (!force) {
-      const document = await this.documents.get(tab.docId)
-      const sharedWithAnotherTab = this.view.state.tabsOfDocument(tab.docId).length > 1
-      // Another tab still shows the document, so closing this one loses nothing.
-      if (document && !sharedWithAnotherTab) {
-        if (document.divergence) return { closed: false, reason: 'DIVERGENT' }
-        if (document.dirty) return { closed: false, reason: 'DIRTY' }
-      }
-    }
-    await appendToView(this.store, this.view, [{ type: 'tab.closed', actor: caller.actor, data: { tabId, forced: force } }])
-    return { closed: true }
+    const document = await this.documents.get(tab.docId)
+    const command = {
+      type: 'close', tabId, force, actor: caller.actor,
+      document: document && { dirty: document.dirty, diverged: document.divergence !== null },
+    } as const
+    let refusal: CloseRefusal | undefined
+    await this.view.handle(this.store, (state) => {
+      refusal = closeRefusal(command, state)
+      return decideWorkspace(command, state)
+    })
+    return refusal === undefined ? { closed: true } : { closed: false, reason: refusal }
   }
 
   async focusWindow(windowLabel: string, caller: Caller): Promise<{ windowLabel: string; focused: boolean }> {
     const window = resolveWindow(this.view.state, windowLabel)
-    await appendToView(this.store, this.view, [{ type: 'window.focus-requested', actor: caller.actor, data: { label: window.label } }])
+    await this.view.handle(this.store, (state) => decideWorkspace({ type: 'focus', windowLabel: window.label, actor: caller.actor }, state))
     // Focus is the person's OS's to give; with no editor attached no window holds it (SES.GET_STATE.13).
     return { windowLabel: window.label, focused: false }
   }
 
   /** A person's pin or unpin (the MCP surface has no action for it). */
   async pin(tabId: string, pinned: boolean, actor: Actor): Promise<void> {
-    const tab = resolveTab(this.view.state, tabId)
-    if (tab.pinned === pinned) return
-    await appendToView(this.store, this.view, [{ type: 'tab.pinned', actor, data: { tabId, pinned } }])
+    await this.view.handle(this.store, (state) => decideWorkspace({ type: 'pin', tabId, pinned, actor }, state))
   }
 
   /**
@@ -129,30 +120,21 @@ export class WorkspaceCommands {
         { approvalId: gate.approval.approvalId, folderPath: folder },
       )
     }
-    const window = resolveWindow(this.view.state)
     const instanceId = newId('wsi')
-    await appendFolded(this.store, [
-      viewAppend(this.view, [
-        { type: 'workspace.opened', actor: caller.actor, data: { instanceId, root: folder, windowLabel: window.label, approval: gate.approval.approvalId } },
-      ]),
-      // Checked and appended with no await between: two racing retries cannot both use one approval.
-      this.approvals.consumption(gate.approval, caller.actor),
-    ]).durable
+    await this.view.handle(this.store, (state) => ({
+      events: decideWorkspace({ type: 'open-workspace', instanceId, root: folder, approval: gate.approval.approvalId, onlyIfNotOpen: false, actor: caller.actor }, state),
+      // Decided and appended in one step, atomically: two racing retries cannot both use one approval.
+      alongside: [this.approvals.consumption(gate.approval, caller.actor)],
+    }))
     return { opened: true, workspaceInstanceId: instanceId, folderPath: folder }
   }
 }
 
 /** Opens a folder as a workspace of `main` as the person's own act (`quire serve --workspace DIR`): no approval. */
-export async function openWorkspaceAsPerson(store: EventStore, view: FoldedStream<WorkspaceState>, folderPath: string, actor: Actor): Promise<string> {
+export async function openWorkspaceAsPerson(store: EventLog, view: FoldedStream<WorkspaceState>, folderPath: string, actor: Actor): Promise<string> {
   const folder = await canonicalFolder(folderPath)
-  const existing = [...view.state.instances.values()].find((instance) => instance.root === folder)
-  if (existing) return existing.instanceId
-  const instanceId = newId('wsi')
-  const window = resolveWindow(view.state)
-  await appendToView(store, view, [
-    { type: 'workspace.opened', actor, data: { instanceId, root: folder, windowLabel: window.label, approval: null } },
-  ])
-  return instanceId
+  const state = await view.handle(store, (current) => decideWorkspace({ type: 'open-workspace', instanceId: newId('wsi'), root: folder, approval: null, onlyIfNotOpen: true, actor }, current))
+  return [...state.instances.values()].find((instance) => instance.root === folder)!.instanceId
 }
 
 /** The folder's canonical path (symlinks resolved), as the approval names it; refuses anything but a directory. */

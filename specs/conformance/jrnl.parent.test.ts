@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { appendToView } from '../../core/views.js'
+import { appendToView } from '../../core/streams/foldedStream.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
 import { launchInProcess } from '../support/mcpHarness.js'
 

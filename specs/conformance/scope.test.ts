@@ -10,7 +10,7 @@ import { mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { USER } from '../../core/events/actor.js'
-import { appendToView } from '../../core/views.js'
+import { appendToView } from '../../core/streams/foldedStream.js'
 import { FaultyFileSystem } from '../support/faultFs.js'
 import {
   buildTree, envelope, fileText, launchFaulty, ok, openTab, readDoc, real, SECRET, snapshot, tabCount, approve, within, type Tree,

@@ -1,0 +1,56 @@
+import type { Actor } from '../events/actor.js'
+import { QuireError } from '../errors.js'
+import type { EventInput } from '../log/eventLog.js'
+import { approvalStatus, findApproval, type ApprovalsState } from './approvalsState.js'
+import type { ApprovalKind } from './events.js'
+
+/**
+ * What is asked of the approvals stream. `now` is the engine's clock when the command was made (expiry is a
+ * matter of time, APPR.1), and a request's id is made before deciding, so deciding stays pure.
+ */
+export type ApprovalCommand =
+  | {
+      readonly type: 'request'
+      readonly approvalId: string
+      readonly kind: ApprovalKind
+      readonly subject: string
+      readonly connection: string
+      readonly principal: string | null
+      readonly actor: Actor
+      readonly now: number
+    }
+  | { readonly type: 'decide'; readonly approvalId: string; readonly decision: 'approved' | 'denied'; readonly actor: Actor; readonly now: number }
+  | { readonly type: 'consume'; readonly approvalId: string; readonly actor: Actor; readonly now: number }
+
+/**
+ * The approvals stream's decide. A request is raised unless the connection already has one for exactly this action
+ * that is waiting, approved or denied (a denial stands until the person approves); the person decides a request
+ * while it is unused and unexpired (deny, then approve, is allowed); an approval is consumed once, while approved.
+ */
+export function decideApprovals(command: ApprovalCommand, state: ApprovalsState): EventInput[] {
+  switch (command.type) {
+    case 'request': {
+      const existing = findApproval(state, command.kind, command.subject, command.connection)
+      const status = existing ? approvalStatus(existing, command.now) : undefined
+      if (status === 'approved' || status === 'pending' || status === 'denied') return []
+      const { approvalId, kind, subject, connection, principal } = command
+      return [{ type: 'approval.requested', actor: command.actor, data: { approvalId, kind, subject, connection, principal } }]
+    }
+    case 'decide': {
+      const approval = state.get(command.approvalId)
+      if (!approval) throw new QuireError('NOT_FOUND', `no approval ${command.approvalId}`)
+      const status = approvalStatus(approval, command.now)
+      if (status === 'consumed' || status === 'expired') {
+        throw new QuireError('INVALID_ARGUMENT', `approval ${command.approvalId} is ${status}; the assistant must ask again`)
+      }
+      return [{ type: 'approval.decided', actor: command.actor, data: { approvalId: command.approvalId, decision: command.decision } }]
+    }
+    case 'consume': {
+      const approval = state.get(command.approvalId)
+      if (!approval || approvalStatus(approval, command.now) !== 'approved') {
+        throw new QuireError('APPROVAL_REQUIRED', `approval ${command.approvalId} was already used or has expired; ask again`)
+      }
+      return [{ type: 'approval.consumed', actor: command.actor, data: { approvalId: command.approvalId } }]
+    }
+  }
+}
