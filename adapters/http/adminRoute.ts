@@ -11,6 +11,7 @@ import { verify } from '../../core/audit/verify.js'
 import { resolveDocument } from '../../core/documents/resolve.js'
 import { settingEntries } from '../../core/settings/events.js'
 import { adminCommentRoutes } from './adminComments.js'
+import { apiBodyLimit } from './guard.js'
 
 /**
  * The person's side of the daemon, for the `quire` CLI (and later the console): approvals and agent tokens.
@@ -26,6 +27,7 @@ export function adminRoutes(services: Services): Hono {
     if (isQuireError(error)) return c.json({ error: error.code, message: error.message }, error.code === 'NOT_FOUND' ? 404 : 400)
     return c.json({ error: 'INTERNAL', message: error.message }, 500)
   })
+  app.use('*', apiBodyLimit())
   app.get('/approvals', (c) => c.json({ approvals: services.approvals.list() }))
   app.post('/approvals/:id/:decision{approve|deny}', async (c) => {
     const decision = c.req.param('decision') === 'approve' ? 'approved' : 'denied'

@@ -9,7 +9,7 @@ import { consoleState } from './consoleState.js'
 import { consolePanelRoutes } from './consolePanels.js'
 import { consoleHistoryRoutes } from './consoleHistory.js'
 import { consoleCommentRoutes } from './consoleComments.js'
-import { bearerToken, sameSecret } from './guard.js'
+import { apiBodyLimit, bearerToken, sameSecret } from './guard.js'
 
 /** The console acts as the person: its tab switches are the user's, never an MCP caller's. */
 const PERSON: Caller = { actor: USER, connection: 'console', principal: null }
@@ -46,6 +46,7 @@ export function consoleRoutes(services: Services, accessToken: string): Hono {
     }
     await next()
   })
+  app.use('/console/api/*', apiBodyLimit())
   app.route('/console/api', consolePanelRoutes(services)) // the person's panels: approvals, settings, divergences, agents
   // A document's history: diff, restore, review marks; addressed comments show their state, deleted ones as deleted.
   app.route('/console/api', consoleHistoryRoutes(services, { resolveComment: (_docId, commentId) => commentState(services, commentId) }))

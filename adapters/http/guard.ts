@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
 
 /**
  * DNS-rebinding and cross-origin protection for a loopback server: the Host header must name this server on a
@@ -30,3 +31,16 @@ export function sameSecret(a: string, b: string): boolean {
   const right = Buffer.from(b)
   return left.length === right.length && timingSafeEqual(left, right)
 }
+
+/** The most the person's JSON APIs (`/admin`, `/console/api`) read of a request body: their bodies are small. */
+export const MAX_API_BODY_BYTES = 1024 * 1024
+
+/**
+ * Refuses a body larger than `MAX_API_BODY_BYTES` with 413 and a JSON error before any handler parses it: at once
+ * when Content-Length says so, else as soon as the streamed body passes the limit (issue 11, finding 11).
+ */
+export const apiBodyLimit = (): MiddlewareHandler =>
+  bodyLimit({
+    maxSize: MAX_API_BODY_BYTES,
+    onError: (c) => c.json({ error: 'PAYLOAD_TOO_LARGE', message: `the request body is larger than ${MAX_API_BODY_BYTES / (1024 * 1024)} MiB` }, 413),
+  })
