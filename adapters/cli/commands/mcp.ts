@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { randomBytes } from 'node:crypto'
 import { USER } from '../../../core/events/actor.js'
 import { QuireError } from '../../../core/errors.js'
@@ -11,6 +11,8 @@ import { openQuire } from '../../host/quire.js'
 import { createMcpServer } from '../../mcp/server.js'
 import { findOwner, type OwnerClient } from '../owner.js'
 import { DataDirLockedError } from '../../../core/log/errors.js'
+import type { Agent, AgentsState } from '../../../core/agents/agentsState.js'
+import type { FoldedStream } from '../../../core/streams/foldedStream.js'
 
 /**
  * `quire mcp`: what an AI client launches over stdio. When a daemon owns the data directory it attaches to it (a
@@ -55,7 +57,7 @@ export async function mcpCommand(home: string, args: string[], log: (line: strin
       caller: { actor: { kind: 'mcp', principal: principal ?? 'anonymous', connection }, connection, principal },
     })
     const transport = new StdioServerTransport()
-    const closed = Promise.race([untilClosed(transport), stdinEnded()])
+    const closed = Promise.race([untilClosed(transport), stdinEnded(), ...(agent ? [untilRevoked(services.engine.views.agents, agent, log)] : [])])
     await server.connect(transport)
     log(`quire mcp: serving ${home} embedded (HTTP for other clients at ${http.url})`)
     await closed
@@ -71,9 +73,20 @@ export async function mcpCommand(home: string, args: string[], log: (line: strin
 async function bridge(url: URL, token: string, log: (line: string) => void): Promise<number> {
   const stdio = new StdioServerTransport()
   const http = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } })
-  const closed = Promise.race([untilClosed(stdio), untilClosed(http), stdinEnded()])
+  let sessionEnded: () => void = () => {}
+  const ended = new Promise<void>((resolve) => (sessionEnded = resolve))
+  const closed = Promise.race([untilClosed(stdio), untilClosed(http), stdinEnded(), ended])
   stdio.onmessage = (message) => {
-    http.send(message).catch((error: unknown) => log(`quire mcp: the daemon did not take a message: ${(error as Error).message}`))
+    http.send(message).catch((error: unknown) => {
+      // The daemon ended the session (its token was revoked, or it expired unused) or no longer takes the token:
+      // nothing sent on it will be answered, so the bridge ends and the AI client sees its server go away.
+      if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403 || error.code === 404)) {
+        log(`quire mcp: the daemon ended this MCP session (HTTP ${error.code}: revoked token or expired session); exiting`)
+        sessionEnded()
+        return
+      }
+      log(`quire mcp: the daemon did not take a message: ${(error as Error).message}`)
+    })
   }
   http.onmessage = (message) => {
     void stdio.send(message)
@@ -85,6 +98,19 @@ async function bridge(url: URL, token: string, log: (line: string) => void): Pro
   await closed
   await Promise.allSettled([http.close(), stdio.close()])
   return 0
+}
+
+/** Resolves when `agent`'s token stops being live (revoked, or replaced by a new token under its name). */
+function untilRevoked(agents: FoldedStream<AgentsState>, agent: Agent, log: (line: string) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = agents.onChange((state) => {
+      const live = state.get(agent.name)
+      if (live && !live.revoked && live.tokenSha256 === agent.tokenSha256) return
+      stop()
+      log(`quire mcp: the token of agent ${agent.name} was revoked; ending the session`)
+      resolve()
+    })
+  })
 }
 
 function untilClosed(transport: { onclose?: (() => void) | undefined }): Promise<void> {
