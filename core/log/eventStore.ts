@@ -231,14 +231,14 @@ export class EventStore implements EventLog {
    * wins), and with JournalWriteError when the write failed for good.
    */
   async appendToStream(stream: string, events: readonly EventInput[], options: AppendOptions = {}): Promise<AppendResult> {
-    const batch = await this.append([{ stream, events, ...options }])
-    await batch.durable
-    const [appended] = batch.streams
+    if (!this.heads.has(stream)) await this.streamHead(stream)
+    const enqueued = this.enqueue(stream, events, options)
+    await enqueued.durable
     return {
-      events: appended!.events,
-      nextExpectedStreamVersion: appended!.nextExpectedStreamVersion,
-      createdNewStream: appended!.createdNewStream,
-      lastEventGlobalPosition: appended!.events[appended!.events.length - 1]!.position,
+      events: enqueued.events,
+      nextExpectedStreamVersion: enqueued.nextExpectedStreamVersion,
+      createdNewStream: enqueued.createdNewStream,
+      lastEventGlobalPosition: enqueued.events[enqueued.events.length - 1]!.position,
     }
   }
 
