@@ -94,8 +94,9 @@ export interface EventLog {
 
   /**
    * Resolves once every append made before the call has settled: it is durable, or its `durable` has rejected.
-   * Never rejects, and bounded in time even while the disk fails; it says nothing about which of the two happened
-   * (compare `durableHeadPosition`, or await the appends' own `durable`). Appends made after the call do not delay it.
+   * Never rejects, and takes at most the retry window while the disk refuses writes (a write that hangs delays it
+   * until the disk answers or `close` gives up on it). It says nothing about which of the two happened: compare
+   * `durableHeadPosition`, or await the appends' own `durable`. Appends made after the call do not delay it.
    */
   flush(): Promise<void>
 
