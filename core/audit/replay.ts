@@ -1,13 +1,12 @@
-import type { Engine } from '../engine.js'
 import { QuireError } from '../errors.js'
-import { resolveDocument } from '../documents/resolve.js'
+import { resolveDocument, type DocumentIndex } from './resolve.js'
 import { positionOfRevision } from '../documents/revision.js'
 
 /**
  * A document's exact content at a revision (default: now), rebuilt from the log alone. `at` must be a revision the
  * document really had: a token of another document, or of a position where its text did not change, is refused.
  */
-export async function replayDocument(engine: Engine, pathOrId: string, at?: string, cwd?: string): Promise<string> {
+export async function replayDocument(engine: DocumentIndex, pathOrId: string, at?: string, cwd?: string): Promise<string> {
   let to = Number.MAX_SAFE_INTEGER
   if (at !== undefined) {
     const position = positionOfRevision(at)

@@ -1,5 +1,6 @@
 import * as Y from 'yjs'
-import type { Engine } from '../engine.js'
+import type { DocumentRepository } from '../documents/documentRepository.js'
+import type { EventLog } from '../log/eventLog.js'
 import type { IntegrityReport } from '../log/eventStore.js'
 import type { DocumentState } from '../documents/documentState.js'
 
@@ -20,7 +21,13 @@ export interface VerifyReport {
  * restored from snapshots plus the tail of the log), and checks the log's own invariants. Documents are compared
  * one at a time, so verify needs memory for one document, not all.
  */
-export async function verify(engine: Engine): Promise<VerifyReport> {
+/** What verification reads: the log and the live documents. */
+export interface Verifiable {
+  readonly store: EventLog
+  readonly documents: DocumentRepository
+}
+
+export async function verify(engine: Verifiable): Promise<VerifyReport> {
   const integrity = await engine.store.checkIntegrity()
   const mismatches: DocumentMismatch[] = []
   const ids = await engine.documents.ids()

@@ -11,10 +11,9 @@ import { DocumentState, sha256 } from './documentState.js'
 import type { DocumentRepository } from './documentRepository.js'
 import { documentStream, type DocumentKind, type JournalOperation } from './events.js'
 import { positionOfRevision, revisionToken } from './revision.js'
-import { captureBase, rebaseHunks, type DocumentBase } from './rebase.js'
+import { baseAfterWrite, captureBase, markBeforeWrite, rebaseWrite, type DocumentBase, type RebasedWrite } from './rebase.js'
 import { textHunks, type Hunk } from './textDiff.js'
 import { DocumentTurns } from './turns.js'
-import type { AbortReason } from './editorGuards.js'
 import { mirrorIsAttached, syncMirrorFromSource, syncSourceFromMirror } from './bridge.js'
 
 export interface CreateDocumentInput {
@@ -27,6 +26,9 @@ export interface CreateDocumentInput {
   /** For `origin: 'file'`: the content is what the file holds, so the document starts clean. */
   readonly matchesFile?: boolean
 }
+
+/** Why a write being recorded was given up because the person acted meanwhile (JRNL.12). */
+export type AbortReason = 'closed' | 'composing' | 'selection'
 
 export interface WriteInput {
   readonly docId: string
@@ -96,6 +98,8 @@ interface TabBase {
   readonly position: number
   readonly revisionPosition: number
   readonly base: DocumentBase
+  /** The base's text is the document's text at `revisionPosition` (a read); false after a write merged into others' edits. */
+  readonly exact: boolean
 }
 
 /**
@@ -190,7 +194,8 @@ export class DocumentCommands {
       if (typeof input.content !== 'string') assertWellFormed(content)
       const base = input.fromTabBase && input.expectedRevision === undefined ? this.baseOf(state, input.writer) : undefined
       const basePosition = base?.position ?? state.revisionPosition
-      const hunks = base ? rebaseHunks(state.text, base.base, textHunks(base.base.text, content)) : textHunks(state.content, content)
+      const rebased = base ? rebaseWrite(state.text, base.base, textHunks(base.base.text, content)) : undefined
+      const hunks = rebased ? rebased.hunks : textHunks(state.content, content)
       if (hunks.length === 0) return { revision: state.revision, changed: false, durable: true }
 
       const revisionBefore = state.revisionPosition
@@ -218,11 +223,12 @@ export class DocumentCommands {
         }
         const aborted = stillWanted?.()
         if (aborted) throw new QuireError('ABORTED', `the write was aborted while it was being recorded (${aborted})`, { reason: aborted })
-        return this.applyWrite(state, input, updates, hunks, content, base !== undefined, journalPosition)
+        return this.applyWrite(state, input, updates, hunks, content, base && rebased ? { base: base.base, rebased } : undefined, journalPosition)
       })
       if (input.writer) {
         this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
-        this.noteTabBaseline(input.writer.tabId, state)
+        if (applied.nextBase) this.tabBases.set(input.writer.tabId, { docId: state.docId, position: state.position, revisionPosition: state.revisionPosition, base: applied.nextBase, exact: false })
+        else this.noteTabBaseline(input.writer.tabId, state)
       }
       const landed = await this.settle(applied.durable, input.docId, 'applying')
       if (landed === 'failed') throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not write the change; nothing was changed')
@@ -234,15 +240,15 @@ export class DocumentCommands {
    * The write's change, made on the document now that its journal entry is on disk: the planned Yjs updates, or the
    * hunks as one local transaction, then the bridge's follow-up, appended in the document's step.
    */
-  private applyWrite(
+  private async applyWrite(
     state: DocumentState,
     input: WriteInput,
     updates: readonly Uint8Array[] | undefined,
     hunks: readonly Hunk[],
     content: string,
-    merged: boolean,
+    merge: { readonly base: DocumentBase; readonly rebased: RebasedWrite } | undefined,
     journalPosition: number,
-  ): Promise<Appended> {
+  ): Promise<Appended & { readonly nextBase?: DocumentBase }> {
     const events: EventInput[] = []
     const changedText: boolean[] = []
     const sides = { text: false, mirror: false }
@@ -256,12 +262,17 @@ export class DocumentCommands {
         sides.mirror ||= mirrorChanged
       }
     } else {
+      const mark = merge && markBeforeWrite(state.ydoc)
       const change = state.transactLocal(hunks)
       events.push({ type: 'document.changed', actor: input.actor, data: { update: change.update, journal: journalPosition } })
       changedText.push(change.textChanged)
-      // Merged into others' edits, the text is not `content`: it is read back from the Y.Text when needed.
-      if (!merged) state.primeContent(content)
       sides.text = true
+      // Merged into others' edits, the text is not `content`: it is read back from the Y.Text when needed. The tab's
+      // next write is an edit from what the assistant wrote, not from the merged text it has not read.
+      const nextBase = merge && mark ? baseAfterWrite(state.ydoc, merge.base, merge.rebased, mark, content) : undefined
+      if (!merge) state.primeContent(content)
+      this.bridge(state, sides, events, changedText, journalPosition)
+      return { ...(await this.commit(state, events, { applied: changedText })), nextBase }
     }
     this.bridge(state, sides, events, changedText, journalPosition)
     return this.commit(state, events, { applied: changedText })
@@ -274,6 +285,7 @@ export class DocumentCommands {
       position: state.position,
       revisionPosition: state.revisionPosition,
       base: captureBase(state.ydoc, state.content),
+      exact: true,
     })
   }
 
@@ -283,7 +295,7 @@ export class DocumentCommands {
    */
   private baseOf(state: DocumentState, writer: WriteInput['writer']): { base: DocumentBase; position: number } | undefined {
     const known = writer === undefined ? undefined : this.tabBases.get(writer.tabId)
-    if (!known || known.docId !== state.docId || known.revisionPosition === state.revisionPosition) return undefined
+    if (!known || known.docId !== state.docId || (known.exact && known.revisionPosition === state.revisionPosition)) return undefined
     return { base: known.base, position: known.revisionPosition }
   }
 

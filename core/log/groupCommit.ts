@@ -45,7 +45,7 @@ export interface GroupCommitOptions {
   readonly onFailed?: (firstPosition: number) => void
 }
 
-export const DEFAULT_RETRY_WINDOW_MS = 5_000
+const DEFAULT_RETRY_WINDOW_MS = 5_000
 
 export class GroupCommitter {
   private queue: PendingAppend[] = []

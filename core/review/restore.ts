@@ -1,4 +1,5 @@
-import type { Engine } from '../engine.js'
+import type { DocumentIndex } from '../audit/resolve.js'
+import type { DocumentCommands } from '../documents/commands.js'
 import { USER } from '../events/actor.js'
 import { replayDocument } from '../audit/replay.js'
 
@@ -26,7 +27,7 @@ export interface RestoreOutcome {
  * entry's `detail` names the restored revision, which is how history shows it as a restore. Not an AI change: the
  * review backlog counts `mcp` actors only.
  */
-export async function restoreRevision(engine: Engine, docId: string, revision: string, expectedRevision?: string): Promise<RestoreOutcome> {
+export async function restoreRevision(engine: DocumentIndex & { readonly commands: { readonly documents: DocumentCommands } }, docId: string, revision: string, expectedRevision?: string): Promise<RestoreOutcome> {
   const text = await replayDocument(engine, docId, revision)
   const outcome = await engine.commands.documents.write({
     docId,

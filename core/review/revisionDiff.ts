@@ -1,5 +1,5 @@
 import { diffCharsToLines, diffLinesToChars, diffMain, DIFF_DELETE, DIFF_INSERT } from 'diff-match-patch-es'
-import type { Engine } from '../engine.js'
+import type { DocumentIndex } from '../audit/resolve.js'
 import { replayDocument } from '../audit/replay.js'
 
 /** One line of a unified diff: kept, removed (only in `from`) or added (only in `to`), with its line numbers. */
@@ -60,7 +60,7 @@ function splitLines(text: string): string[] {
 }
 
 /** The line diff between two revisions of a document, each rebuilt from the log alone (replay). */
-export async function diffRevisions(engine: Engine, docId: string, from: string, to: string): Promise<RevisionDiff> {
+export async function diffRevisions(engine: DocumentIndex, docId: string, from: string, to: string): Promise<RevisionDiff> {
   const [before, after] = await Promise.all([replayDocument(engine, docId, from), replayDocument(engine, docId, to)])
   return { from, to, ...lineDiff(before, after) }
 }

@@ -237,8 +237,19 @@ describe('DOC.WRITE.BASE a person types while an assistant writes the whole text
 
     await write(session, tabId, 'ONE\ntwo\nthree, revised\n')
     const expected = 'ONE\ntyped by the person\ntwo\nthree, revised\n'
-    expect((await read(session, tabId)).content).toBe(expected)
+    expect(await server.text(docId)).toBe(expected)
     await until(() => typist.text.toString() === expected, 'the peer to converge')
+
+    // The assistant writes again without reading: its next write is an edit from what it wrote, so the line it has
+    // never read stays too.
+    await write(session, tabId, 'ONE\ntwo\nthree, revised twice\n')
+    const again = 'ONE\ntyped by the person\ntwo\nthree, revised twice\n'
+    expect((await read(session, tabId)).content).toBe(again)
+    await until(() => typist.text.toString() === again, 'the peer to converge again')
+
+    // Once the assistant has read the line, a write without it deletes it: that is an edit of what it saw.
+    await write(session, tabId, 'ONE\ntwo\n')
+    expect((await read(session, tabId)).content).toBe('ONE\ntwo\n')
   })
 })
 

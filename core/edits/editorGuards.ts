@@ -1,10 +1,10 @@
 import { QuireError } from '../errors.js'
+import type { AbortReason } from '../documents/commands.js'
 import { isComposing, type EditorPresence } from '../presence/editorPresence.js'
 import type { PresenceRegistry } from '../presence/presenceRegistry.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import type { TabState, WorkspaceState } from '../workspace/workspaceState.js'
 
-export type AbortReason = 'closed' | 'composing' | 'selection'
 
 export interface WatchOptions {
   /** The edit replaces the selection (selection.set): a selection moved meanwhile aborts it. */

@@ -1,8 +1,8 @@
 import type { TabState } from '../workspace/workspaceState.js'
-import type { WriteInput } from './commands.js'
-import type { EditHooks } from './editHooks.js'
+import type { WriteInput } from '../documents/commands.js'
+import type { EditHooks } from '../documents/editHooks.js'
 import type { EditorGuards } from './editorGuards.js'
-import type { JournalOperation } from './events.js'
+import type { JournalOperation } from '../documents/events.js'
 
 export interface TabWriteOptions {
   readonly operation: JournalOperation

@@ -1,10 +1,18 @@
 import { resolve } from 'node:path'
 import { realpath } from 'node:fs/promises'
-import type { Engine } from '../engine.js'
+import type { DocumentRepository } from '../documents/documentRepository.js'
+import type { FoldedStream } from '../streams/foldedStream.js'
+import type { WorkspaceState } from '../workspace/workspaceState.js'
 import { QuireError } from '../errors.js'
 
+/** What finding a document needs: the documents in the log, and the workspace's file-to-document index. */
+export interface DocumentIndex {
+  readonly documents: DocumentRepository
+  readonly views: { readonly workspace: FoldedStream<WorkspaceState> }
+}
+
 /** Finds a document by id, or by a path it was opened from or saved to (relative paths from the working directory). */
-export async function resolveDocument(engine: Engine, pathOrId: string, cwd = process.cwd()): Promise<string> {
+export async function resolveDocument(engine: DocumentIndex, pathOrId: string, cwd = process.cwd()): Promise<string> {
   const ids = await engine.documents.ids()
   if (ids.includes(pathOrId)) return pathOrId
   const path = resolve(cwd, pathOrId)

@@ -1,0 +1,55 @@
+import { describe, it } from 'vitest'
+import { decideApprovals, type ApprovalCommand } from '../../../core/approvals/decider.js'
+import { evolveApprovals, initialApprovals, type ApprovalsState } from '../../../core/approvals/approvalsState.js'
+import { APPROVAL_LIFETIME_MS } from '../../../core/approvals/events.js'
+import { USER, type Actor } from '../../../core/events/actor.js'
+import { deciderSpec } from '../../support/decider.js'
+
+const approvals = deciderSpec<ApprovalCommand, ApprovalsState>('approvals', decideApprovals, evolveApprovals, initialApprovals)
+const agent: Actor = { kind: 'mcp', principal: 'claude', connection: 'c1' }
+const at = 1_000
+const request = (approvalId = 'ap-1', connection = 'c1') =>
+  ({ type: 'request', approvalId, kind: 'save_as', subject: '/w/b.md', connection, principal: 'claude', actor: agent, now: at }) as const
+const requested = (approvalId = 'ap-1', connection = 'c1') => ({
+  type: 'approval.requested', actor: agent, data: { approvalId, kind: 'save_as', subject: '/w/b.md', connection, principal: 'claude' },
+})
+const decided = (decision: 'approved' | 'denied', approvalId = 'ap-1') => ({ type: 'approval.decided', actor: USER, data: { approvalId, decision } })
+
+describe('the approvals decider (APPR.1)', () => {
+  it('given nothing, when a connection asks, then a request bound to that connection is raised', () => {
+    approvals.given([]).when(request()).then([requested()])
+  })
+
+  it('given a waiting, approved or denied request of this connection, when it asks again, then nothing new is raised', () => {
+    approvals.given([requested()]).when(request('ap-2')).then([])
+    approvals.given([requested(), decided('approved')]).when(request('ap-2')).then([])
+    approvals.given([requested(), decided('denied')]).when(request('ap-2')).then([])
+  })
+
+  it('given another connection\'s request, when this connection asks, then it gets its own', () => {
+    approvals.given([requested('ap-1', 'c2')]).when(request('ap-2')).then([requested('ap-2')])
+  })
+
+  it('given a request that lapsed, when the connection asks again, then a new request is raised', () => {
+    approvals.given([requested()], at).when({ ...request('ap-2'), now: at + APPROVAL_LIFETIME_MS + 1 }).then([requested('ap-2')])
+  })
+
+  it('given a waiting request, when the person decides, then approval.decided; deny then approve is allowed', () => {
+    approvals.given([requested()]).when({ type: 'decide', approvalId: 'ap-1', decision: 'approved', actor: USER, now: at }).then([decided('approved')])
+    approvals.given([requested(), decided('denied')]).when({ type: 'decide', approvalId: 'ap-1', decision: 'approved', actor: USER, now: at }).then([decided('approved')])
+  })
+
+  it('given a consumed or expired approval, when the person decides, then it is refused; an unknown one is NOT_FOUND', () => {
+    const consumed = { type: 'approval.consumed', actor: agent, data: { approvalId: 'ap-1' } }
+    approvals.given([requested(), decided('approved'), consumed]).when({ type: 'decide', approvalId: 'ap-1', decision: 'denied', actor: USER, now: at }).thenRefuses('INVALID_ARGUMENT', /consumed/)
+    approvals.given([requested()], at).when({ type: 'decide', approvalId: 'ap-1', decision: 'approved', actor: USER, now: at + APPROVAL_LIFETIME_MS + 1 }).thenRefuses('INVALID_ARGUMENT', /expired/)
+    approvals.given([]).when({ type: 'decide', approvalId: 'ap-9', decision: 'approved', actor: USER, now: at }).thenRefuses('NOT_FOUND')
+  })
+
+  it('given an approved request, when it is consumed, then approval.consumed once; a second consumption is APPROVAL_REQUIRED', () => {
+    const consumed = { type: 'approval.consumed', actor: agent, data: { approvalId: 'ap-1' } }
+    approvals.given([requested(), decided('approved')]).when({ type: 'consume', approvalId: 'ap-1', actor: agent, now: at }).then([consumed])
+    approvals.given([requested(), decided('approved'), consumed]).when({ type: 'consume', approvalId: 'ap-1', actor: agent, now: at }).thenRefuses('APPROVAL_REQUIRED')
+    approvals.given([requested()]).when({ type: 'consume', approvalId: 'ap-1', actor: agent, now: at }).thenRefuses('APPROVAL_REQUIRED')
+  })
+})
