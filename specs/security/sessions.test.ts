@@ -3,6 +3,8 @@
  * revoked (issue 11, finding 3): one client leaking sessions locks out only itself, never the person or another
  * agent, and a revoked agent keeps nothing open.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { USER } from '../../core/events/actor.js'
 import { until } from '../support/collabPeers.js'
@@ -82,6 +84,25 @@ describe('MCP sessions per principal', () => {
     await stream.cancel()
     await until('the listening session to expire once its stream ended', () => server.http.sessions.openFor('sleepy') === 0)
     expect((await listTools(server.port, agent, listening.sessionId!)).status).toBe(404)
+  })
+
+  it("an SDK client's session outlives the idle window: the stream it keeps open is a request under way", async () => {
+    const server = await start({ mcpSessions: { idleMs: 1_000 } })
+    const agent = await server.quire.services.agents.add('steady', USER)
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${agent}` } },
+    })
+    const client = new Client({ name: 'quire-security', version: '1.0.0' })
+    await client.connect(transport)
+    try {
+      // A bare session opened after the client's, with no stream: once it has expired, the client's was idle longer.
+      const bare = await initialize(server.port, agent)
+      await until('the bare session to expire', () => server.http.sessions.openFor('steady') === 1)
+      expect((await listTools(server.port, agent, bare.sessionId!)).status).toBe(404)
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+    } finally {
+      await client.close()
+    }
   })
 
   it("revoking an agent ends its sessions at once: streams close, ids answer 404, the token 401; others' sessions stay", async () => {
