@@ -58,11 +58,12 @@ export interface EventStoreOptions {
   readonly maxBatchOperations?: number
   /** How long a batch whose writes keep failing is retried before it and everything behind it fail (default 5 s). */
   readonly writeRetryWindowMs?: number
-  /** How long each step of `close` (pending writes, a reopen after a failed write, LevelDB's close) may take (default 5 s). */
+  /** How long `close` waits for pending writes (and a reopen after a failed write) before failing them (default 5 s). */
   readonly closeTimeoutMs?: number
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
+const CLOSE_GRACE_MS = 1_000
 const CATCH_UP_RETRY_MS = 100
 
 type Database = ClassicLevel<Uint8Array, Uint8Array>
@@ -708,20 +709,24 @@ export class EventStore implements EventLog {
     return this.closing
   }
 
-  /** Each step waits at most the close timeout, so a disk that hangs holds shutdown for a bounded time. */
+  /**
+   * The steps share one deadline, so a disk that hangs holds shutdown for about the close timeout; LevelDB's own
+   * close gets a short grace past it, since it must wait for a write under way before it lets go of the lock.
+   */
   private async shutDown(): Promise<void> {
-    const timeout = this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS
+    const deadline = Date.now() + (this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS)
+    const left = () => Math.max(0, deadline - Date.now())
     // Pending appends get their write (a failing one no more retries); a disk that does not answer in time fails them.
-    if (!(await settlesWithin(this.committer.close(), timeout))) this.committer.abandon()
+    if (!(await settlesWithin(this.committer.close(), left()))) this.committer.abandon()
     this.listeners.clear()
     // After a failed write, the database may hold a batch whose fsync failed: reopening removes it now, so that it
     // cannot turn up when the log is next opened. On a disk that is still full this fails at once.
-    if (this.suspect) await settlesWithin(this.recover(), timeout)
+    if (this.suspect) await settlesWithin(this.recover(), left())
     this.released = true
     // A reopen past its space check holds the directory's lock until it finishes; LevelDB's open is bounded work.
     if (this.reopeningDatabase) await this.recovering?.catch(() => {})
     // A write the committer gave up on may still be under way: LevelDB closes after it.
-    await settlesWithin(this.db.close(), timeout)
+    await settlesWithin(this.db.close(), Math.max(left(), CLOSE_GRACE_MS))
     await rm(join(this.location, 'owner.pid'), { force: true })
   }
 
