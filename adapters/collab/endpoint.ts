@@ -14,6 +14,8 @@ import { tabsRoute } from './tabsRoute.js'
 export interface CollabOptions {
   /** The port file's access token: the person. */
   readonly accessToken: string
+  /** Whether the request carries the person's console session cookie (adapters/http/consoleSessions.ts): the person. */
+  readonly isPerson?: (c: Context) => boolean
   readonly limits?: Partial<CollabLimits>
 }
 
@@ -138,7 +140,12 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
 
   const admit = async (c: Context, docId: string): Promise<AccessDecision> => {
     const decision = decideAccess(
-      { token: c.req.query('token') ?? bearerToken(c.req.header('authorization')), name: c.req.query('name'), readOnly: c.req.query('readonly') },
+      {
+        // The console's session cookie stands for the person's token (the browser sends it with the handshake).
+        token: c.req.query('token') ?? bearerToken(c.req.header('authorization')) ?? (options.isPerson?.(c) ? options.accessToken : undefined),
+        name: c.req.query('name'),
+        readOnly: c.req.query('readonly'),
+      },
       options.accessToken,
       services.agents,
       () => ++serial,

@@ -10,13 +10,14 @@ import { consolePanelRoutes } from './consolePanels.js'
 import { consoleHistoryRoutes } from './consoleHistory.js'
 import { consoleCommentRoutes } from './consoleComments.js'
 import { apiBodyLimit, bearerToken, sameSecret } from './guard.js'
+import { cookieRequestFromConsole, type ConsoleSessions } from './consoleSessions.js'
 
 /** The console acts as the person: its tab switches are the user's, never an MCP caller's. */
 const PERSON: Caller = { actor: USER, connection: 'console', principal: null }
 
 /**
- * No inline script, no foreign origin; inline styles only because CodeMirror and ProseMirror set them. The token
- * is in the address bar on the first load, so no referrer ever leaves the page.
+ * No inline script, no foreign origin; inline styles only because CodeMirror and ProseMirror set them. No referrer
+ * ever leaves the page (a credential was in the address bar of the request that led to it).
  */
 const PAGE_HEADERS = {
   'content-security-policy':
@@ -29,22 +30,26 @@ const PAGE_HEADERS = {
 
 /**
  * The web console (DESIGN §8): the page at `/`, its bundle under `/console/`, and its JSON API under
- * `/console/api/` (contract in consoleApi.ts). The page and bundle hold no data, so they load without a token (the
- * page then asks for the link `quire serve` printed); every API call needs the port file's access token.
+ * `/console/api/` (contract in consoleApi.ts). The page and bundle hold no data, so they load without a credential
+ * (the page then asks for the link `quire serve` printed). `/?code=…` or `/?token=…` signs the browser in with a
+ * session cookie and redirects to `/` (consoleSessions.ts); every API call needs that cookie, from the console's own
+ * origin, or the port file's access token as a bearer token (scripts, the CLI).
  */
-export function consoleRoutes(services: Services, accessToken: string): Hono {
+export function consoleRoutes(services: Services, accessToken: string, sessions: ConsoleSessions): Hono {
   const app = new Hono()
-  app.get('/', (c) => asset(c, 'index.html'))
+  app.get('/', sessions.signIn(), (c) => asset(c, 'index.html'))
   app.get('/console/console.js', (c) => asset(c, 'console.js'))
   app.get('/console/console.css', (c) => asset(c, 'console.css'))
   app.get('/console/console.js.map', (c) => asset(c, 'console.js.map'))
 
   app.use('/console/api/*', async (c, next) => {
     const presented = bearerToken(c.req.header('authorization'))
-    if (!presented || !sameSecret(presented, accessToken)) {
-      return c.json<ConsoleError>({ error: 'UNAUTHORIZED', message: 'the access token from the port file is required' }, 401)
+    if (presented !== undefined && sameSecret(presented, accessToken)) return next()
+    if (presented === undefined && sessions.isPerson(c)) {
+      if (cookieRequestFromConsole(c)) return next()
+      return c.json<ConsoleError>({ error: 'FORBIDDEN', message: 'a change made with the console cookie must come from the console page (no Origin)' }, 403)
     }
-    await next()
+    return c.json<ConsoleError>({ error: 'UNAUTHORIZED', message: 'sign in with the console link `quire serve` printed (or the port file\'s token)' }, 401)
   })
   app.use('/console/api/*', apiBodyLimit())
   app.route('/console/api', consolePanelRoutes(services)) // the person's panels: approvals, settings, divergences, agents

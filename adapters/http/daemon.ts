@@ -5,6 +5,7 @@ import type { Services } from '../host/services.js'
 import { createCollabEndpoint, type CollabOptions } from '../collab/endpoint.js'
 import { adminRoutes } from './adminRoute.js'
 import { consoleRoutes } from './console.js'
+import { ConsoleSessions } from './consoleSessions.js'
 import { bearerToken, loopbackOnly, sameSecret } from './guard.js'
 import { McpSessions, PERSON_OWNER, type McpSessionLimits } from './mcpRoute.js'
 import { newAccessToken, removePortFile, writePortFile } from './portFile.js'
@@ -13,6 +14,8 @@ export interface HttpServer {
   readonly port: number
   readonly token: string
   readonly url: string
+  /** A link that signs a browser into the console once (a one-time code; the token itself is never in a URL). */
+  readonly consoleLink: string
   readonly sessions: McpSessions
   close(): Promise<void>
 }
@@ -25,10 +28,11 @@ export interface HttpServer {
  */
 export async function startHttpServer(
   services: Services,
-  options: { port?: number; collab?: Omit<CollabOptions, 'accessToken'>; mcpSessions?: Partial<McpSessionLimits> } = {},
+  options: { port?: number; collab?: Omit<CollabOptions, 'accessToken' | 'isPerson'>; mcpSessions?: Partial<McpSessionLimits> } = {},
 ): Promise<HttpServer> {
   const token = newAccessToken()
   const sessions = new McpSessions(services, options.mcpSessions)
+  const consoleSessions = new ConsoleSessions(token)
   let port = 0
   const app = new Hono()
   app.use('*', loopbackOnly(() => port))
@@ -47,9 +51,9 @@ export async function startHttpServer(
   })
   app.route('/admin', adminRoutes(services))
   // The y-websocket collaboration endpoint (its own token checks: the person read-write, agents read-only).
-  const collab = createCollabEndpoint(services, { ...options.collab, accessToken: token })
+  const collab = createCollabEndpoint(services, { ...options.collab, accessToken: token, isPerson: (c) => consoleSessions.isPerson(c) })
   app.route('/collab', collab.routes)
-  app.route('/', consoleRoutes(services, token))
+  app.route('/', consoleRoutes(services, token, consoleSessions))
 
   const server = await new Promise<ServerType>((resolve, reject) => {
     const listening = serve(
@@ -64,6 +68,7 @@ export async function startHttpServer(
     port,
     token,
     url: `http://127.0.0.1:${port}`,
+    consoleLink: `http://127.0.0.1:${port}/?code=${consoleSessions.newLinkCode()}`,
     sessions,
     async close() {
       await removePortFile(services.engine.home)

@@ -1,12 +1,10 @@
 import type { ConsoleActivation, ConsoleError, ConsoleState } from '../../adapters/http/consoleApi.js'
 
-/** The server refused the token: the daemon was restarted (new token) or the link was wrong. */
+/** The server refused the session: this browser was never signed in, or the daemon restarted since. */
 export class UnauthorizedError extends Error {}
 
 /** The console's calls to `/console/api/*` (contract in adapters/http/consoleApi.ts). */
 export class ConsoleApi {
-  constructor(private readonly token: string) {}
-
   state(): Promise<ConsoleState> {
     return this.call<ConsoleState>('GET', '/console/api/state')
   }
@@ -17,7 +15,8 @@ export class ConsoleApi {
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string): Promise<T> {
-    const response = await fetch(path, { method, headers: { authorization: `Bearer ${this.token}` }, cache: 'no-store' })
+    // The session cookie goes with the request on its own (same origin); no credential is held here.
+    const response = await fetch(path, { method, cache: 'no-store' })
     if (response.status === 401) throw new UnauthorizedError('the console link is no longer valid')
     const body: unknown = await response.json()
     if (!response.ok) {

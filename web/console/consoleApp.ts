@@ -32,7 +32,6 @@ export class ConsoleApp {
 
   constructor(
     private readonly api: ConsoleApi,
-    private readonly token: string,
     private readonly shell: Shell,
     private readonly onSignedOut: () => void,
   ) {
@@ -44,9 +43,9 @@ export class ConsoleApp {
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'visible') void this.refresh()
     })
-    mountPanels(shell, new PanelsApi(token))
-    mountHistory(shell, token, () => this.session?.tab.docId ?? null)
-    mountComments(shell, token, () => this.session)
+    mountPanels(shell, new PanelsApi())
+    mountHistory(shell, () => this.session?.tab.docId ?? null)
+    mountComments(shell, () => this.session)
   }
 
   /** The open document session, for the introspection hook. */
@@ -146,7 +145,7 @@ export class ConsoleApp {
       this.shell.editorHost.replaceChildren(h('p', { className: 'editor-placeholder', text: 'No tab is open in this window.' }))
       return
     }
-    this.session = new DocumentSession(tab, windowLabel, this.token, this.shell.editorHost, () => this.render())
+    this.session = new DocumentSession(tab, windowLabel, this.shell.editorHost, () => this.render())
   }
 
   private renderModeSwitch(): void {

@@ -37,7 +37,6 @@ export class DocumentSession {
   constructor(
     readonly tab: ConsoleTab,
     readonly windowLabel: string,
-    token: string,
     private readonly host: HTMLElement,
     private readonly onChange: () => void,
   ) {
@@ -47,7 +46,7 @@ export class DocumentSession {
     this.mode = modes.find((mode) => mode === remembered) ?? modes[0]!
     const base = `${window.location.protocol === 'https:' ? 'wss' : 'ws'}://${window.location.host}/collab`
     // The server is the only path between peers: no BroadcastChannel shortcut between browser tabs.
-    this.provider = new WebsocketProvider(base, tab.docId, this.ydoc, { params: this.connectParams(token), disableBc: true })
+    this.provider = new WebsocketProvider(base, tab.docId, this.ydoc, { params: this.connectParams(), disableBc: true })
     this.provider.awareness.setLocalStateField('user', peerUser())
     receiveAssistantEdits(this.provider, this.ydoc, () => this.editor?.undoManager)
     this.presence = new PresencePublisher(this.provider.awareness, { window: windowLabel, tabId: tab.tabId }, this.mode)
@@ -152,11 +151,11 @@ export class DocumentSession {
   }
 
   /**
-   * The connection's query: the token, and `mirror=1` when the editor starts in WYSIWYG mode, which makes the
+   * The connection's query (the handshake carries the session cookie, the person's credential): `mirror=1` when the editor starts in WYSIWYG mode, which makes the
    * server build the `prosemirror` mirror before the first sync (a source-only peer never costs the bridge).
    */
-  private connectParams(token: string): Record<string, string> {
-    return this.mode === 'wysiwyg' ? { token, mirror: '1', undo: '1' } : { token }
+  private connectParams(): Record<string, string> {
+    return this.mode === 'wysiwyg' ? { mirror: '1', undo: '1' } : {}
   }
 
   private mount(): MountedEditor {

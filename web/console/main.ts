@@ -2,20 +2,17 @@ import { ConsoleApi } from './api.js'
 import { ConsoleApp } from './consoleApp.js'
 import { exposeIntrospection } from './introspection.js'
 import { renderShell, renderSignedOut } from './shell.js'
-import { forgetToken, takeToken } from './token.js'
 
-/** The console's entry: take the token from the link, then run the app, or explain how to get the link. */
+/**
+ * The console's entry: run the app. The server signed this browser in (a session cookie, HttpOnly) when the link
+ * `quire serve` printed was opened; if it did not, or the daemon restarted since, the first call is refused and the
+ * page says how to get the link. No credential ever passes through this script.
+ */
 function start(): void {
   const root = document.getElementById('app')
   if (!root) return
-  const token = takeToken()
-  if (!token) {
-    renderSignedOut(root, 'This page needs the console link with its access token.')
-    return
-  }
-  const app = new ConsoleApp(new ConsoleApi(token), token, renderShell(root), () => {
-    forgetToken()
-    renderSignedOut(root, 'The daemon did not accept this link (it was probably restarted, which changes the token).')
+  const app = new ConsoleApp(new ConsoleApi(), renderShell(root), () => {
+    renderSignedOut(root, 'This browser is not signed in to the Quire daemon: the link was already used, or the daemon restarted since.')
   })
   exposeIntrospection(app)
   void app.start()

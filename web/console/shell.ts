@@ -32,7 +32,7 @@ export function renderShell(root: HTMLElement): Shell {
   return { windowSelect, modeSwitch, rail, tabStrip, editorHost, statusLine }
 }
 
-/** Shown without a token: how to get the console's link. */
+/** Shown when this browser is not signed in: how to get the console's link. */
 export function renderSignedOut(root: HTMLElement, reason: string): void {
   root.replaceChildren(
     h(
@@ -41,8 +41,8 @@ export function renderSignedOut(root: HTMLElement, reason: string): void {
       h('h1', { text: 'Quire console' }),
       h('p', { text: reason }),
       h('p', { text: 'Open the link that `quire serve` printed when it started, the line that begins with:' }),
-      h('pre', { text: 'console: http://127.0.0.1:PORT/?token=…' }),
-      h('p', { text: 'The token is the second half of the port file in the data directory (PORT:TOKEN); it changes each time the daemon starts.' }),
+      h('pre', { text: 'console: http://127.0.0.1:PORT/?code=…' }),
+      h('p', { text: 'That link works once. For another browser, use http://127.0.0.1:PORT/?token=TOKEN once, with the port file of the data directory (PORT:TOKEN); the token changes each time the daemon starts. Either way the address bar is cleared at once and the browser keeps a session cookie.' }),
     ),
   )
 }

@@ -23,7 +23,8 @@ export async function serveCommand(home: string, args: string[], out: (line: str
     await removeStaleTempsIn(paths.map((path) => dirname(path)))
     const http = await startHttpServer(quire.services, { port })
     out(`quire serving ${home} on ${http.url} (MCP at ${http.url}/mcp); the port file holds the access token`)
-    out(`console: ${http.url}/?token=${http.token}`)
+    // A one-time link: the token itself is never printed (it would stay in scrollback and service logs).
+    out(`console: ${http.consoleLink}`)
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)

@@ -3,9 +3,8 @@ import { consoleRequest } from '../request.js'
 
 export type CommentDecision = 'resolve' | 'reopen' | 'delete'
 
-/** The Comments sidebar's calls (contract in adapters/http/consoleCommentsApi.ts), with the console's token. */
+/** The Comments sidebar's calls (contract in adapters/http/consoleCommentsApi.ts), with the console's session cookie. */
 export class CommentsApi {
-  constructor(private readonly token: string) {}
 
   threads(docId: string): Promise<ConsoleComments> {
     return this.call<ConsoleComments>('GET', this.doc(docId))
@@ -29,7 +28,7 @@ export class CommentsApi {
   }
 
   private call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    return consoleRequest<T>(this.token, method, path, body)
+    return consoleRequest<T>(method, path, body)
   }
 
 }

@@ -9,8 +9,8 @@ import { CommentsSidebar } from './commentsSidebar.js'
  * sidebar beside the editor (a column of the console's body like History's, so the two never overlap), and
  * Mod-Alt-m, which comments on the editor's selection. Touches nothing else of the shell.
  */
-export function mountComments(shell: Pick<Shell, 'modeSwitch' | 'editorHost'>, token: string, currentSession: () => DocumentSession | null): void {
-  const sidebar = new CommentsSidebar(new CommentsApi(token), currentSession)
+export function mountComments(shell: Pick<Shell, 'modeSwitch' | 'editorHost'>, currentSession: () => DocumentSession | null): void {
+  const sidebar = new CommentsSidebar(new CommentsApi(), currentSession)
   const pressed = () => toggle.setAttribute('aria-pressed', String(sidebar.isOpen))
   const toggle = h('button', {
     className: 'comments-toggle',

@@ -1,9 +1,8 @@
 import type { HistoryDiff, HistoryRestored, HistoryView } from '../../../adapters/http/consoleHistoryApi.js'
 import { consoleRequest } from '../request.js'
 
-/** The History sidebar's calls (contract in adapters/http/consoleHistoryApi.ts), with the console's token. */
+/** The History sidebar's calls (contract in adapters/http/consoleHistoryApi.ts), with the console's session cookie. */
 export class HistoryApi {
-  constructor(private readonly token: string) {}
 
   history(docId: string): Promise<HistoryView> {
     return this.call<HistoryView>('GET', `${this.doc(docId)}/history`)
@@ -28,7 +27,7 @@ export class HistoryApi {
   }
 
   private call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    return consoleRequest<T>(this.token, method, path, body)
+    return consoleRequest<T>(method, path, body)
   }
 
 }

@@ -7,8 +7,8 @@ import { HistorySidebar } from './historySidebar.js'
  * Adds document history to the console in one place: a "History" toggle in the top bar and the sidebar to the right
  * of the editor, for whichever document the console shows (`currentDoc`). Touches nothing else of the shell.
  */
-export function mountHistory(shell: Pick<Shell, 'modeSwitch' | 'editorHost'>, token: string, currentDoc: () => string | null): void {
-  const sidebar = new HistorySidebar(new HistoryApi(token), currentDoc)
+export function mountHistory(shell: Pick<Shell, 'modeSwitch' | 'editorHost'>, currentDoc: () => string | null): void {
+  const sidebar = new HistorySidebar(new HistoryApi(), currentDoc)
   const toggle = h('button', {
     className: 'history-toggle',
     text: 'History',

@@ -8,7 +8,6 @@ import { consoleRequest } from '../request.js'
  * file token as the rest of the console. A refused token is left to the console app, which signs out on its next poll.
  */
 export class PanelsApi {
-  constructor(private readonly token: string) {}
 
   approvals(): Promise<PanelApprovals> {
     return this.call('GET', '/panels/approvals')
@@ -47,7 +46,7 @@ export class PanelsApi {
   }
 
   private call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    return consoleRequest<T>(this.token, method, `/console/api${path}`, body)
+    return consoleRequest<T>(method, `/console/api${path}`, body)
   }
 
 }
