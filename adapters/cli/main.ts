@@ -16,6 +16,7 @@ import { serveCommand } from './commands/serve.js'
 import { verifyCommand } from './commands/verify.js'
 import { USAGE, UsageError } from './usage.js'
 import { OwnerRequestError } from './owner.js'
+import { OutputClosedError, outputTo, watchForClosedReader } from './output.js'
 
 type Command = (engine: Engine, args: string[], out: (text: string) => void) => Promise<number>
 /** A command that manages the data directory itself (it may run a server, or talk to the one that owns it). */
@@ -47,6 +48,8 @@ export async function main(argv: string[]): Promise<number> {
   let engine: Engine | undefined
   // Before anything is opened: every file and directory Quire creates is the person's alone (fileModes.ts).
   keepOwnFilesPrivate()
+  watchForClosedReader(process.stdout)
+  watchForClosedReader(process.stderr)
   try {
     const { home, help, rest } = splitGlobalOptions(argv)
     const [name = 'status', ...args] = rest
@@ -56,8 +59,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     const homeCommand = HOME_COMMANDS[name]
     if (homeCommand) {
-      const write = homeCommand.stderr ? process.stderr : process.stdout
-      const out = homeCommand.raw ? (text: string) => void write.write(text) : (line: string) => void write.write(`${line}\n`)
+      const out = homeCommand.stderr
+        ? outputTo(process.stderr, homeCommand.raw ? 'raw' : 'lines', 'drop')
+        : outputTo(process.stdout, homeCommand.raw ? 'raw' : 'lines', 'stop')
       const directory = resolveHome(home)
       await makeHomePrivate(directory)
       return await homeCommand.run(directory, args, out)
@@ -67,11 +71,11 @@ export async function main(argv: string[]): Promise<number> {
     const directory = resolveHome(home)
     await makeHomePrivate(directory)
     engine = await openEngine(directory)
-    const out = command.raw
-      ? (text: string) => void process.stdout.write(text)
-      : (line: string) => void process.stdout.write(`${line}\n`)
+    const out = outputTo(process.stdout, command.raw ? 'raw' : 'lines', 'stop')
     return await command.run(engine, args, out)
   } catch (error) {
+    // `quire log | head`: the reader has what it wanted.
+    if (error instanceof OutputClosedError) return 0
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`quire: ${(error as Error).message}\n\n${USAGE}\n`)
       return 2
