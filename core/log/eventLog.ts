@@ -37,8 +37,8 @@ export interface EventLog {
   readStream(stream: string, range?: StreamRange): AsyncIterable<RecordedEvent>
 
   /**
-   * Yields every durable event with a position greater than `after` and at most `to` (default: no bound), in
-   * position order. A record that cannot be decoded is skipped and reported by `quarantinedRecords`; it never
+   * Yields every event durable when the read starts with a position greater than `after` and at most `to`
+   * (default: no bound), in position order. A record that cannot be decoded is skipped and reported by `quarantinedRecords`; it never
    * makes the read fail.
    */
   readAll(after?: number, options?: { readonly to?: number }): AsyncIterable<RecordedEvent>

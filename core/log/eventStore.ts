@@ -337,6 +337,9 @@ export class EventStore implements EventLog {
     this.unsettled = []
     this.undelivered = this.undelivered.filter((event) => event.position < firstPosition)
     this.nextPosition = firstPosition
+    // Reopen now rather than at the next write: what a failed write left on disk goes before anyone reads it, and
+    // reads wait for the reopen. On a disk that is still full the space check fails at once and the old handle stays.
+    if (this.suspect && !this.released) this.recover().catch(() => {})
   }
 
   /**
@@ -449,8 +452,10 @@ export class EventStore implements EventLog {
     const from = Math.max(1, range.fromVersion ?? 1)
     const to = range.toVersion ?? Number.MAX_SAFE_INTEGER
     let lastVersion = from - 1
-    // Taken before the disk is read: an event that lands meanwhile is then on disk, so disk + pending misses none.
+    // Taken before the disk is read, in one step: an event that lands meanwhile is then in `pending` too, so the disk
+    // up to `durable` plus `pending` misses none. What the disk holds past `durable` is not the log's (yet).
     const pending = this.undelivered.filter((event) => event.stream === stream)
+    const durable = this.durablePosition
     // The index entry holding `from` may start before it: begin at the last entry at or before `from`. One forward
     // scan from there reads one state of the disk, where the stream's entries are a prefix of the stream.
     const start = await this.lastKeyAtOrBefore(keys.streamIndexKey(stream, 0), keys.streamIndexKey(stream, from))
@@ -459,7 +464,7 @@ export class EventStore implements EventLog {
       const chunks = await this.getMany(chunkPositions.map(keys.eventKey))
       for (let i = 0; i < chunks.length; i++) {
         for (const event of this.decodeChunkAt(chunkPositions[i]!, chunks[i])) {
-          if (event.streamVersion < from || event.streamVersion > to) continue
+          if (event.streamVersion < from || event.streamVersion > to || event.position > durable) continue
           lastVersion = event.streamVersion
           yield event
         }
@@ -473,7 +478,9 @@ export class EventStore implements EventLog {
 
   async *readAll(after = 0, options: { readonly to?: number } = {}): AsyncGenerator<RecordedEvent> {
     this.assertReadable()
-    const to = options.to ?? Number.MAX_SAFE_INTEGER
+    // Durable when the read starts: the disk can hold more for a moment (a write landing, or one that failed after
+    // reaching the disk).
+    const to = Math.min(options.to ?? Number.MAX_SAFE_INTEGER, this.durablePosition)
     // The chunk holding `after + 1` may start before it; one forward scan from there reads one state of the disk.
     const start = await this.lastKeyAtOrBefore(keys.eventKey(0), keys.eventKey(after + 1))
     for await (const page of this.pages({ gte: start, lte: keys.eventKey(to) })) {

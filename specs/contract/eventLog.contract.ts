@@ -92,7 +92,7 @@ async function hasSettled(promise: Promise<unknown>): Promise<boolean> {
  * (`fail`). Counts the writes that returned, so a test can tell an ack from a write that landed.
  */
 class Disk {
-  private mode: 'ok' | 'hold' | 'fail' = 'ok'
+  private mode: 'ok' | 'hold' | 'fail' | 'ambiguous' = 'ok'
   private gate: { promise: Promise<void>; release: () => void } | undefined
   private reachedGate: (() => void) | undefined
   /** Writes performed and returned successfully so far. */
@@ -104,6 +104,12 @@ class Disk {
     if (this.mode === 'fail') {
       this.refused++
       throw Object.assign(new Error('ENOSPC: no space left on device, write (injected)'), { code: 'ENOSPC' })
+    }
+    if (this.mode === 'ambiguous') {
+      // The bytes reach the disk, the answer is an error: an fsync that failed after the write.
+      await write()
+      this.refused++
+      throw Object.assign(new Error('EIO: i/o error, fsync (injected, after the write)'), { code: 'EIO' })
     }
     if (this.mode === 'hold' && this.gate) {
       const { promise } = this.gate
@@ -133,6 +139,12 @@ class Disk {
   fail(): void {
     this.release()
     this.mode = 'fail'
+  }
+
+  /** From now on every write reaches the disk and then reports an error. */
+  failAfterWriting(): void {
+    this.release()
+    this.mode = 'ambiguous'
   }
 
   /** Writes go through again (held ones too). */
@@ -719,6 +731,45 @@ export function describeEventLogContract(name: string, factory: EventLogFactory)
           await (await log.append([{ stream: 's0', events: [noted()] }])).durable
           expect((await assertSoundLog(log)).length).toBe(count + 1)
         })
+      })
+
+      it('given a disk that reports errors for writes that reached it, when retried until it answers well, then each event is in the log once, at its position', async () => {
+        const disk = new Disk()
+        await withLog({ interceptWrite: disk.interceptWrite, writeRetryWindowMs: 60_000 }, async (subject) => {
+          await (await subject.log.append([{ stream: 's', events: [noted('one')] }])).durable
+          disk.failAfterWriting()
+          const batch = await subject.log.append([{ stream: 's', events: [noted('two')] }, { stream: 'new', events: [noted('three')] }])
+          await until(() => disk.refused >= 2)
+          expect((await collect(subject.log.readAll())).map(idOf)).toEqual(['one'])
+          disk.heal()
+          await batch.durable
+          expect((await assertSoundLog(subject.log)).map(idOf)).toEqual(['one', 'two', 'three'])
+          expect((await assertSoundLog(await subject.reopen())).map(idOf)).toEqual(['one', 'two', 'three'])
+        })
+      })
+
+      it('given a disk that reports errors for writes that reached it, when the log gives up on them, then they are not in the log, not after the next append, and not after a reopen', async () => {
+        await fc.assert(
+          fc.asyncProperty(fc.boolean(), fc.array(appendShape, { minLength: 1, maxLength: 3 }), async (appendAfter, failing) => {
+            const disk = new Disk()
+            await withLog({ interceptWrite: disk.interceptWrite, writeRetryWindowMs: 20 }, async (subject) => {
+              await (await subject.log.append([{ stream: 'doc:a', events: [noted('kept')] }])).durable
+              disk.failAfterWriting()
+              const batches = await Promise.all(failing.map((shape) => subject.log.append(toAppend(shape))))
+              for (const batch of batches) await expect(batch.durable).rejects.toBeInstanceOf(JournalWriteError)
+              expect(await assertSoundLog(subject.log)).toHaveLength(1)
+              disk.heal()
+              const expected = ['kept']
+              if (appendAfter) {
+                await (await subject.log.append([{ stream: 'doc:b', events: [noted('after')] }])).durable
+                expected.push('after')
+              }
+              expect((await assertSoundLog(subject.log)).map(idOf)).toEqual(expected)
+              expect((await assertSoundLog(await subject.reopen())).map(idOf)).toEqual(expected)
+            })
+          }),
+          fuzzParameters({ numRuns: 10 }),
+        )
       })
 
       it('given a disk that refuses writes, when flushing and closing, then both finish, failing what is pending, and the acknowledged events survive', async () => {
