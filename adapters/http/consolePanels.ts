@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono'
 import { z } from 'zod'
 import { USER } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
-import { titleOfPath } from '../../core/documents/kind.js'
+import { tabTitle } from '../../projections/session/sessionView.js'
 import { settingEntries, settingsSchema, type SettingValue } from '../../core/settings/events.js'
 import type { ApprovalView } from '../../core/approvals/commands.js'
 import type { Services } from '../host/services.js'
@@ -134,7 +134,7 @@ async function divergences(services: Services): Promise<PanelDivergences> {
     const document = await engine.documents.get(docId)
     if (!document?.divergence || document.divergence.kept) continue
     const path = document.meta?.path ?? null
-    found.push({ docId, title: path !== null ? titleOfPath(path) : (document.meta?.title ?? titleOfPath(null)), path, tabIds })
+    found.push({ docId, title: tabTitle(path, document.meta), path, tabIds })
   }
   return { divergences: found }
 }

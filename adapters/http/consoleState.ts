@@ -1,6 +1,5 @@
 import { basename } from 'node:path'
-import { titleOfPath } from '../../core/documents/kind.js'
-import { isVisible } from '../../core/workspace/tabs.js'
+import { sessionView } from '../../projections/session/sessionView.js'
 import type { Services } from '../host/services.js'
 import type { ConsoleInstance, ConsoleState, ConsoleTab, ConsoleWindow } from './consoleApi.js'
 
@@ -11,31 +10,14 @@ import type { ConsoleInstance, ConsoleState, ConsoleTab, ConsoleWindow } from '.
  */
 export async function consoleState(services: Services): Promise<ConsoleState> {
   const { engine } = services
-  const workspace = engine.views.workspace.state
-  const rail = engine.views.settings.state.workspaceRail
-  const windows: ConsoleWindow[] = []
-  for (const window of workspace.windows.values()) {
-    const tabs: ConsoleTab[] = []
-    for (const tabId of window.tabIds) {
-      const tab = workspace.tabs.get(tabId)
-      if (!tab) continue
-      const document = await engine.documents.get(tab.docId)
-      tabs.push({
-        tabId: tab.tabId,
-        docId: tab.docId,
-        title: tab.path !== null ? titleOfPath(tab.path) : (document?.meta?.title ?? titleOfPath(null)),
-        path: tab.path,
-        kind: document?.meta?.kind ?? 'markdown',
-        dirty: document?.dirty ?? false,
-        revision: document?.revision ?? null,
-        active: window.activeTabId === tab.tabId,
-        visible: isVisible(workspace, tab, rail),
-        instanceId: tab.instanceId,
-        pinned: tab.pinned,
-      })
-    }
+  const { rail, windows: views } = await sessionView(engine)
+  const windows: ConsoleWindow[] = views.map((window) => {
+    const tabs: ConsoleTab[] = window.tabs.map((tab) => ({
+      tabId: tab.tabId, docId: tab.docId, title: tab.title, path: tab.filePath, kind: tab.kind, dirty: tab.dirty, revision: tab.revision,
+      active: tab.active, visible: tab.visible, instanceId: tab.instanceId, pinned: tab.pinned,
+    }))
     const instances: ConsoleInstance[] = rail
-      ? [...workspace.instances.values()]
+      ? [...engine.views.workspace.state.instances.values()]
           .filter((instance) => instance.windowLabel === window.label)
           .map((instance) => ({
             instanceId: instance.instanceId,
@@ -44,7 +26,7 @@ export async function consoleState(services: Services): Promise<ConsoleState> {
             active: window.activeInstanceId === instance.instanceId,
           }))
       : []
-    windows.push({ label: window.label, activeTabId: window.activeTabId, instances, tabs })
-  }
+    return { label: window.label, activeTabId: window.activeTabId, instances, tabs }
+  })
   return { rail, windows, head: engine.store.headPosition, version: services.version }
 }

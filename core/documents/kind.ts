@@ -1,5 +1,5 @@
-import { basename, dirname, sep } from 'node:path'
-import { looksLikeWorkflow } from '../workflow/detect.js'
+import { basename } from 'node:path'
+import { isWorkflowPath, looksLikeWorkflow } from '../workflow/detect.js'
 import type { DocumentKind } from './events.js'
 
 /**
@@ -9,9 +9,7 @@ import type { DocumentKind } from './events.js'
  */
 export function kindOfFile(path: string, content: string): DocumentKind {
   if (!/\.ya?ml$/i.test(basename(path))) return 'markdown'
-  const directory = dirname(path)
-  const isWorkflowDir = directory.endsWith(`${sep}.github${sep}workflows`) || directory === `.github${sep}workflows`
-  return isWorkflowDir || looksLikeWorkflow(content) ? 'yaml-workflow' : 'markdown'
+  return isWorkflowPath(path) || looksLikeWorkflow(content) ? 'yaml-workflow' : 'markdown'
 }
 
 /** The title a tab shows: the file name without its extension, or "Untitled". */
