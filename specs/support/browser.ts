@@ -1,15 +1,45 @@
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { afterEach } from 'vitest'
 import { launchDaemon, REPO_ROOT, tempDir, type Daemon, type Session } from './mcpHarness.js'
 
-/** The system Chromium (never a downloaded one), headless, with everything that phones home switched off. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+/**
+ * Uncaught errors of any console page, since the last test ended: a JavaScript error in the person's editor fails
+ * the test it happened in (or the next one, if it came between tests), even when everything it checked looked right.
+ */
+const pageErrors: string[] = []
+
+// Registered once per test file that uses this rig (hooks at a module's top level attach to the file's root suite).
+afterEach(() => {
+  const errors = pageErrors.splice(0)
+  if (errors.length > 0) throw new Error(`the console threw ${errors.length} uncaught error(s):\n${errors.join('\n')}`)
+})
+
+function watchPage(page: Page): void {
+  page.on('pageerror', (error) => pageErrors.push(`${error.name}: ${error.message}\n${error.stack ?? ''}`))
+}
+
+function watchContext(context: BrowserContext): BrowserContext {
+  for (const page of context.pages()) watchPage(page)
+  context.on('page', watchPage)
+  return context
+}
+
+/**
+ * The system Chromium (never a downloaded one), headless, with everything that phones home switched off. Every page
+ * opened in it is watched for uncaught errors (see `pageErrors`), whichever way a test opens it.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: process.env.QUIRE_CHROMIUM ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   })
+  // `browser.newPage` makes its context through `this.newContext`, so this one wrapper covers both.
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = async (...args) => watchContext(await newContext(...args))
+  return browser
 }
 
 /** The shape of `window.quireConsole` (web/console/introspection.ts), restated here: specs compile without DOM types. */

@@ -58,6 +58,13 @@ export function mountWysiwygEditor(context: EditorContext): MountedEditor {
       ],
     }),
     attributes: { class: 'wysiwyg', spellcheck: 'true' },
+    dispatchTransaction(this: EditorView, transaction) {
+      // y-prosemirror's cursor plugin queues a dispatch for the next turn on every awareness change and never drops
+      // it when the view goes (its `isDestroyed` check reads a flag nothing sets): a switch to source mode right after
+      // an awareness change would make that dispatch run on the destroyed view (`… reading 'matchesNode'`).
+      if (this.isDestroyed) return
+      this.updateState(this.state.apply(transaction))
+    },
     handleDOMEvents: {
       // A click that only moves focus changes no state, so report the selection on focus too.
       focus: (view) => {
