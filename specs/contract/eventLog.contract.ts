@@ -341,7 +341,13 @@ export function describeEventLogContract(name: string, factory: EventLogFactory)
         await withLog({ interceptWrite: disk.interceptWrite }, async ({ log }) => {
           await (await log.append([{ stream: 's', events: [noted()] }])).durable
           const delivered: number[] = []
-          const stop = log.subscribe(0, (event) => void delivered.push(event.position))
+          let caughtUp!: () => void
+          const firstDelivered = new Promise<void>((resolve) => (caughtUp = resolve))
+          const stop = log.subscribe(0, (event) => {
+            delivered.push(event.position)
+            if (event.position === 1) caughtUp()
+          })
+          await firstDelivered
           const reached = disk.hold()
           const first = await log.append([{ stream: 's', events: [noted()] }])
           await reached
@@ -359,7 +365,7 @@ export function describeEventLogContract(name: string, factory: EventLogFactory)
           for (const returned of acks) expect(returned).toBeGreaterThan(returnedWhileHeld)
           expect(log.durableHeadPosition).toBe(12)
           await log.flush()
-          await turns()
+          await until(() => delivered.length >= 12)
           expect(delivered).toEqual(Array.from({ length: 12 }, (_, i) => i + 1))
           stop()
         })
@@ -686,6 +692,7 @@ export function describeEventLogContract(name: string, factory: EventLogFactory)
           const again = await subject.log.append([{ stream: 'doc:a', events: [noted('a2')] }])
           await again.durable
           expect(again.streams[0]!.events[0]).toMatchObject({ position: 3, streamVersion: 2 })
+          await until(() => delivered.length >= 3)
           await turns()
           expect(delivered).toEqual(['1:a1', '2:b1', '3:a2'])
           stop()
