@@ -12,6 +12,7 @@ import { statusCommand } from './commands/status.js'
 import { mcpCommand } from './commands/mcp.js'
 import { agentCommand, approvalsCommand, divergenceCommand, historyCommand, settingsCommand } from './commands/person.js'
 import { commentsCommand } from './commands/comments.js'
+import { reviewCommand } from './commands/review.js'
 import { serveCommand } from './commands/serve.js'
 import { verifyCommand } from './commands/verify.js'
 import { USAGE, UsageError } from './usage.js'
@@ -35,6 +36,7 @@ const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean; raw?: 
   settings: { run: settingsCommand },
   divergence: { run: divergenceCommand },
   comments: { run: commentsCommand },
+  review: { run: reviewCommand },
 }
 
 const COMMANDS: Record<string, { run: Command; raw?: boolean }> = {

@@ -16,11 +16,15 @@ commands:
                           MCP over stdio for an AI client: attaches to the running daemon, else runs the core
                           embedded; QUIRE_TOKEN (from \`agent add\`) names the agent
   agent add NAME          print a new token for an AI client (its principal on every event)
+  agent list              every agent: name, when added, live or revoked (never a token)
+  agent revoke NAME       revoke the agent's token; its open MCP sessions end
   approvals [list | approve ID | deny ID]
                           the person's side of every approval an assistant asked for
   settings [list | set KEY VALUE]
                           the person's settings, e.g. cjkFormatting.quoteStyle corner for the cjk-format transform
   history PATH_OR_ID      every save (assistants' marked (mcp)) and open of a document, with revisions
+  review mark PATH_OR_ID  the console's "Mark all reviewed": every AI change up to the document's current revision
+                          is reviewed, which empties its review backlog
   divergence keep|reload PATH_OR_ID
                           a file changed on disk under unsaved changes: keep the tab's text, or reload the file's
   comments list|add|reply|resolve|reopen|delete PATH_OR_ID ...

@@ -1,14 +1,14 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { USER } from '../../core/events/actor.js'
-import { isQuireError } from '../../core/errors.js'
+import { isQuireError, QuireError } from '../../core/errors.js'
 import type { Services } from '../host/services.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
 import { documentHistory } from '../../projections/history/history.js'
 import { auditEvents, type AuditEvent } from '../../projections/audit/auditEvent.js'
 import { replayDocument } from '../../core/audit/replay.js'
 import { verify } from '../../core/audit/verify.js'
-import { resolveDocument } from '../../core/documents/resolve.js'
+import { resolveDocument } from '../../core/audit/resolve.js'
 import { settingEntries } from '../../core/settings/events.js'
 import { adminCommentRoutes } from './adminComments.js'
 import { apiBodyLimit } from './guard.js'
@@ -44,6 +44,23 @@ export function adminRoutes(services: Services): Hono {
     const body = z.object({ name: z.string() }).safeParse(await c.req.json().catch(() => null))
     if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"name": "..."}' }, 400)
     return c.json({ name: body.data.name, token: await services.agents.add(body.data.name, USER) })
+  })
+  // Names, when added, live or revoked: never a token (the log holds only their hashes).
+  app.get('/agents', (c) => c.json({ agents: agentList(services) }))
+  app.post('/agents/:name/revoke', async (c) => {
+    await services.agents.revoke(c.req.param('name'), USER)
+    return c.json({ agents: agentList(services) })
+  })
+  // `quire review mark`: the console's "Mark all reviewed", up to the document's current revision.
+  app.post('/review', async (c) => {
+    const body = z.object({ doc: z.string().min(1), cwd: z.string().optional() }).strict().safeParse(await c.req.json().catch(() => null))
+    if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"doc": "PATH_OR_ID", "cwd"?: "/dir"}' }, 400)
+    const docId = await resolveDocument(services.engine, body.data.doc, body.data.cwd)
+    const before = await services.review.unreviewed(docId)
+    const state = await services.engine.documents.get(docId)
+    if (!state) throw new QuireError('NOT_FOUND', `no document ${docId}`)
+    await services.review.markReviewed(docId, state.revision, USER)
+    return c.json({ docId, revision: state.revision, reviewed: before })
   })
   app.post('/workspaces', async (c) => {
     const body = z.object({ path: z.string().min(1) }).safeParse(await c.req.json().catch(() => null))
@@ -82,4 +99,17 @@ export function adminRoutes(services: Services): Hono {
     c.json({ home: services.engine.home, head: services.engine.store.headPosition, pid: process.pid, version: services.version }),
   )
   return app
+}
+
+export interface AgentListing {
+  readonly name: string
+  readonly addedAt: number
+  readonly revoked: boolean
+}
+
+/** Every agent the person gave a token to, oldest first, without the token hashes. */
+export function agentList(services: Services): AgentListing[] {
+  return [...services.engine.views.agents.state.values()]
+    .map(({ name, addedAt, revoked }) => ({ name, addedAt, revoked }))
+    .sort((a, b) => a.addedAt - b.addedAt || a.name.localeCompare(b.name))
 }

@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util'
 import { documentHistory, type HistoryEntry } from '../../../projections/history/history.js'
-import { resolveDocument } from '../../../core/documents/resolve.js'
+import { resolveDocument } from '../../../core/audit/resolve.js'
 import { USER } from '../../../core/events/actor.js'
 import { parseSettingValue, settingEntries, type SettingValue } from '../../../core/settings/events.js'
 import type { ApprovalView } from '../../../core/approvals/commands.js'
 import { openQuire } from '../../host/quire.js'
 import type { Services } from '../../host/services.js'
+import { agentList, type AgentListing } from '../../http/adminRoute.js'
 import { findOwner, type OwnerClient } from '../owner.js'
 import { UsageError } from '../usage.js'
 
@@ -24,17 +25,42 @@ async function withOwner<T>(home: string, remote: (owner: OwnerClient) => Promis
   }
 }
 
-/** `quire agent add NAME`: prints a new token for an AI client; its name is the principal on that client's events. */
+/**
+ * `quire agent add NAME | list | revoke NAME`: tokens for AI clients (the agent's name is the principal on that
+ * client's events). `add` prints the new token, the only time it is shown; `list` never shows one.
+ */
 export async function agentCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
   const [action, name, ...rest] = args
-  if (action !== 'add' || !name || rest.length > 0) throw new UsageError('agent add NAME')
-  const token = await withOwner(
-    home,
-    async (owner) => (await owner.request<{ token: string }>('POST', '/admin/agents', { name })).token,
-    (services) => services.agents.add(name, USER),
-  )
-  out(token)
-  return 0
+  if (action === 'add' && name && rest.length === 0) {
+    const token = await withOwner(
+      home,
+      async (owner) => (await owner.request<{ token: string }>('POST', '/admin/agents', { name })).token,
+      (services) => services.agents.add(name, USER),
+    )
+    out(token)
+    return 0
+  }
+  if (action === 'list' && name === undefined) {
+    const agents = await withOwner(
+      home,
+      async (owner) => (await owner.request<{ agents: AgentListing[] }>('GET', '/admin/agents')).agents,
+      async (services) => agentList(services),
+    )
+    if (agents.length === 0) out('no agents (add one with `quire agent add NAME`)')
+    for (const agent of agents) out(`${agent.name.padEnd(24)}  added ${new Date(agent.addedAt).toISOString()}  ${agent.revoked ? 'revoked' : 'live'}`)
+    return 0
+  }
+  if (action === 'revoke' && name && rest.length === 0) {
+    // Through the daemon when one runs, so the sessions on that token end at once (it watches its agents view).
+    await withOwner(
+      home,
+      (owner) => owner.request('POST', `/admin/agents/${encodeURIComponent(name)}/revoke`),
+      (services) => services.agents.revoke(name, USER),
+    )
+    out(`${name}: revoked`)
+    return 0
+  }
+  throw new UsageError('agent add NAME | list | revoke NAME')
 }
 
 /** `quire approvals list|approve ID|deny ID`: the person's side of every approval. */
