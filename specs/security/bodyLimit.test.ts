@@ -33,7 +33,7 @@ describe('body limits of /admin and /console/api', () => {
     await rm(daemon.home, { recursive: true, force: true })
   })
 
-  const post = (path: string, body: BodyInit, extra: RequestInit = {}) =>
+  const post = (path: string, body: string | ReadableStream<Uint8Array>, extra: RequestInit = {}) =>
     fetch(`${daemon.url}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },

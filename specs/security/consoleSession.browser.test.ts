@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium, openTab } from '../support/browser.js'
 import { folder, ok } from '../support/conformance.js'
 import { launchDaemon, type Daemon } from '../support/mcpHarness.js'
+import { printedUpToConsoleLine } from './serveOutput.js'
 
 describe('the console link in Chromium', () => {
   let workspace: string
@@ -21,7 +22,7 @@ describe('the console link in Chromium', () => {
   beforeAll(async () => {
     workspace = await folder('security-console-browser', { 'notes.md': '# Notes\n\nhello\n' })
     daemon = await launchDaemon({ workspaces: [workspace] })
-    link = /console: (\S+)/.exec(String(daemon.process.stdout!.read()))![1]!
+    link = /^console: (\S+)$/m.exec(await printedUpToConsoleLine(daemon.process.stdout!))![1]!
     const mcp = await daemon.connect()
     tabId = ok(await mcp.call('workspace', { action: 'open', filePath: join(workspace, 'notes.md') })).tabId
     await mcp.close()
@@ -39,12 +40,16 @@ describe('the console link in Chromium', () => {
     await page.goto(link)
     await page.locator('.tabstrip .tab').first().waitFor()
     expect(page.url()).toBe(`${daemon.url}/`)
-    const seenByScript = await page.evaluate(() => ({ cookie: document.cookie, stored: JSON.stringify({ ...sessionStorage, ...localStorage }) }))
+    // What the page's own script can read (specs compile without DOM types: the globals are restated here).
+    const seenByScript = await page.evaluate(() => {
+      const page = globalThis as unknown as { document: { cookie: string }; sessionStorage: object; localStorage: object }
+      return { cookie: page.document.cookie, stored: JSON.stringify({ ...page.sessionStorage, ...page.localStorage }) }
+    })
     expect(seenByScript.cookie).not.toContain('quire_session')
     expect(seenByScript.stored).not.toContain(daemon.token)
     expect(seenByScript.stored).not.toContain(new URL(link).searchParams.get('code')!)
-    const editor = await openTab(page, tabId, 'source')
-    expect(editor.text).toBe('# Notes\n\nhello\n')
+    const editor = await openTab(page, tabId, 'wysiwyg')
+    expect(editor.text).toBe('Notes\nhello') // the WYSIWYG view's text: the document arrived over /collab
     // A reload keeps the session (the cookie), with nothing in the address bar.
     await page.reload()
     await page.locator('.tabstrip .tab').first().waitFor()

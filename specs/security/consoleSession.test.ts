@@ -4,23 +4,12 @@
  * SameSite=Strict` session cookie and redirects to `/` without a query. The cookie is the console's credential for
  * `/console/api` and `/collab`, and the Host/Origin guard still refuses it from a foreign origin.
  */
-import type { Readable } from 'node:stream'
 import { rm } from 'node:fs/promises'
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { folder, ok } from '../support/conformance.js'
 import { launchDaemon, type Daemon } from '../support/mcpHarness.js'
-
-/** The lines `quire serve` printed on stdout so far (it prints them before it writes the port file). */
-async function printed(stdout: Readable): Promise<string> {
-  let text = ''
-  for (;;) {
-    const chunk = stdout.read() as Buffer | null
-    if (chunk === null) break
-    text += chunk.toString()
-  }
-  return text
-}
+import { printedUpToConsoleLine } from './serveOutput.js'
 
 /** The session cookie from a Set-Cookie header: `quire_session=…` and its attributes. */
 const sessionCookie = (response: Response): string | undefined =>
@@ -36,7 +25,7 @@ describe('the console session cookie', () => {
   beforeAll(async () => {
     workspace = await folder('security-console', { 'a.md': 'alpha\n' })
     daemon = await launchDaemon({ workspaces: [workspace] })
-    stdout = await printed(daemon.process.stdout!)
+    stdout = await printedUpToConsoleLine(daemon.process.stdout!)
     const session = await daemon.connect()
     ok(await session.call('workspace', { action: 'open', filePath: `${workspace}/a.md` }))
     await session.close()
