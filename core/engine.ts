@@ -171,4 +171,7 @@ const noFileSystem: FileSystemPort = {
   createExclusive: async () => refuse(),
   removeStaleTemps: async () => refuse(),
   expectWrite: () => refuse(),
+  listFolder: async () => refuse(),
+  createFolder: async () => refuse(),
+  rename: async () => refuse(),
 }

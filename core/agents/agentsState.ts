@@ -1,4 +1,6 @@
-import type { RecordedEvent } from '../log/eventStore.js'
+import { dataOf } from '../events/schema.js'
+import type { RecordedEvent } from '../log/eventLog.js'
+import { AgentAdded, AgentRevoked } from './events.js'
 
 export interface Agent {
   readonly name: string
@@ -13,14 +15,15 @@ export type AgentsState = ReadonlyMap<string, Agent>
 export const initialAgents = (): AgentsState => new Map()
 
 export function evolveAgents(state: AgentsState, event: RecordedEvent): AgentsState {
-  const data = event.data as { name: string; tokenSha256?: string }
   const next = new Map(state)
-  if (event.type === 'agent.added') {
-    next.set(data.name, { name: data.name, tokenSha256: data.tokenSha256!, addedAt: event.at, revoked: false })
-  } else if (event.type === 'agent.revoked') {
-    const agent = state.get(data.name)
+  if (event.type === AgentAdded.type) {
+    const { name, tokenSha256 } = dataOf(event, AgentAdded)
+    next.set(name, { name, tokenSha256, addedAt: event.at, revoked: false })
+  } else if (event.type === AgentRevoked.type) {
+    const { name } = dataOf(event, AgentRevoked)
+    const agent = state.get(name)
     if (!agent) return state
-    next.set(data.name, { ...agent, revoked: true })
+    next.set(name, { ...agent, revoked: true })
   } else {
     return state
   }

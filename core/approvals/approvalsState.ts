@@ -1,5 +1,6 @@
-import type { RecordedEvent } from '../log/eventStore.js'
-import { APPROVAL_LIFETIME_MS, type ApprovalKind } from './events.js'
+import { dataOf } from '../events/schema.js'
+import type { RecordedEvent } from '../log/eventLog.js'
+import { APPROVAL_LIFETIME_MS, ApprovalConsumed, ApprovalDecided, ApprovalRequested, type ApprovalKind } from './events.js'
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired'
 
@@ -21,30 +22,32 @@ export type ApprovalsState = ReadonlyMap<string, Approval>
 export const initialApprovals = (): ApprovalsState => new Map()
 
 export function evolveApprovals(state: ApprovalsState, event: RecordedEvent): ApprovalsState {
-  const data = event.data as Record<string, unknown>
   const next = new Map(state)
   switch (event.type) {
-    case 'approval.requested':
-      next.set(data.approvalId as string, {
-        approvalId: data.approvalId as string,
-        kind: data.kind as ApprovalKind,
-        subject: data.subject as string,
-        connection: data.connection as string,
-        principal: data.principal as string | null,
+    case ApprovalRequested.type: {
+      const { approvalId, kind, subject, connection, principal } = dataOf(event, ApprovalRequested)
+      next.set(approvalId, {
+        approvalId,
+        kind,
+        subject,
+        connection,
+        principal,
         requestedAt: event.at,
         decidedAt: null,
         decision: null,
         consumed: false,
       })
       return next
-    case 'approval.decided': {
-      const approval = state.get(data.approvalId as string)
+    }
+    case ApprovalDecided.type: {
+      const { approvalId, decision } = dataOf(event, ApprovalDecided)
+      const approval = state.get(approvalId)
       if (!approval) return state
-      next.set(approval.approvalId, { ...approval, decidedAt: event.at, decision: data.decision as 'approved' | 'denied' })
+      next.set(approval.approvalId, { ...approval, decidedAt: event.at, decision })
       return next
     }
-    case 'approval.consumed': {
-      const approval = state.get(data.approvalId as string)
+    case ApprovalConsumed.type: {
+      const approval = state.get(dataOf(event, ApprovalConsumed).approvalId)
       if (!approval) return state
       next.set(approval.approvalId, { ...approval, consumed: true })
       return next

@@ -1,5 +1,10 @@
 import type { Actor } from '../events/actor.js'
 import type { EventLog, RecordedEvent } from '../log/eventLog.js'
+import { dataOf } from '../events/schema.js'
+import { CommentAddressed, CommentCreated, CommentDeleted, CommentReopened, CommentReplied, CommentResolved, CommentWithdrawn } from './events.js'
+
+/** The events that change an existing thread, each naming it by `commentId`. */
+const THREAD_CHANGES = [CommentReplied, CommentAddressed, CommentResolved, CommentReopened, CommentDeleted] as const
 import { COMMENTS_STREAM_PREFIX, commentGenOf, docIdOfCommentsStream, type ThreadState } from './events.js'
 
 export interface Reply {
@@ -40,11 +45,10 @@ export class DocumentThreads {
   /** Folds one event (already known not to be withdrawn). */
   evolve(event: RecordedEvent, docId: string): void {
     this.version = event.streamVersion
-    const data = event.data as { commentId?: string }
-    if (event.type === 'comment.withdrawn' || data.commentId === undefined) return
+    if (event.type === CommentWithdrawn.type) return
     const gen = commentGenOf(event.streamVersion)
-    if (event.type === 'comment.created') {
-      const created = event.data as { commentId: string; anchor: Thread['anchor']; quote: string; quoteTruncated: boolean; body: string }
+    if (event.type === CommentCreated.type) {
+      const created = dataOf(event, CommentCreated)
       this.threads.set(created.commentId, {
         commentId: created.commentId, docId, anchor: created.anchor, quote: created.quote, quoteTruncated: created.quoteTruncated,
         body: created.body, author: event.actor, createdAt: event.at, state: 'open', deleted: false, gen, changes: 0, replies: [],
@@ -52,20 +56,22 @@ export class DocumentThreads {
       })
       return
     }
-    const thread = this.threads.get(data.commentId)
+    const changed = THREAD_CHANGES.find((definition) => definition.type === event.type)
+    if (!changed) return
+    const thread = this.threads.get(dataOf(event, changed).commentId)
     if (!thread || thread.deleted) return
     thread.gen = gen
     thread.changes++
     thread.lastAddressed = undefined
     switch (event.type) {
-      case 'comment.replied': {
-        const reply = event.data as { replyId: string; body: string; basedOn?: string }
+      case CommentReplied.type: {
+        const reply = dataOf(event, CommentReplied)
         thread.replies.push({ replyId: reply.replyId, body: reply.body, author: event.actor, at: event.at, basedOn: reply.basedOn, gen })
         break
       }
-      case 'comment.addressed':
+      case CommentAddressed.type:
         thread.state = 'addressed'
-        thread.lastAddressed = { basedOn: (event.data as { basedOn: string }).basedOn, gen }
+        thread.lastAddressed = { basedOn: dataOf(event, CommentAddressed).basedOn, gen }
         break
       case 'comment.resolved':
         thread.state = 'resolved'
@@ -94,7 +100,7 @@ export class CommentsProjection {
     for await (const { stream } of store.streams(COMMENTS_STREAM_PREFIX)) {
       const events: RecordedEvent[] = []
       for await (const event of store.readStream(stream)) events.push(event)
-      const withdrawn = new Set(events.filter((event) => event.type === 'comment.withdrawn').map((event) => (event.data as { streamVersion: number }).streamVersion))
+      const withdrawn = new Set(events.filter((event) => event.type === 'comment.withdrawn').map((event) => dataOf(event, CommentWithdrawn).streamVersion))
       const docId = docIdOfCommentsStream(stream)
       const threads = this.ensure(docId)
       for (const event of events) {

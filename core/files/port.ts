@@ -15,6 +15,21 @@ export interface ResolvedPath {
 /** How a queued save ended: it ran and wrote, or a save of the same file issued later had already written it. */
 export type SaveOutcome<T> = { readonly status: 'written'; readonly value: T } | { readonly status: 'superseded' }
 
+/** One entry of a folder listing: a file or a folder, at its real path. */
+export interface FolderEntry {
+  readonly name: string
+  readonly path: string
+  readonly type: 'file' | 'directory'
+}
+
+export interface FolderListing {
+  /** The folder's real path. */
+  readonly path: string
+  readonly entries: readonly FolderEntry[]
+  /** More entries than a listing holds: the rest are not shown. */
+  readonly truncated: boolean
+}
+
 export interface FileSystemPort {
   /** SCOPE.1–3: the path, resolved, if it lies inside one of `roots`. */
   resolveInScope(path: string, roots: readonly string[]): Promise<ResolvedPath>
@@ -35,4 +50,16 @@ export interface FileSystemPort {
   removeStaleTemps(directory: string): Promise<void>
   /** Tells the disk watcher that Quire itself is about to write these bytes there (not an external change). */
   expectWrite(path: string, sha256: string): void
+  /**
+   * The folder `path`, resolved in the scope of `roots`, and those of its files and folders that resolve in the same
+   * scope (a link leading outside, Quire's own data and save temps are left out), folders first.
+   */
+  listFolder(path: string, roots: readonly string[]): Promise<FolderListing>
+  /** Creates a folder at a real path that must not exist; anything there is refused with ALREADY_EXISTS. */
+  createFolder(path: string): Promise<void>
+  /**
+   * Moves a file or folder from one real path to another that must not exist (ALREADY_EXISTS, nothing replaced).
+   * Refuses to move anything that holds Quire's own data directory.
+   */
+  rename(from: string, to: string): Promise<void>
 }

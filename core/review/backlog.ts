@@ -1,4 +1,7 @@
-import type { RecordedEvent } from '../log/eventStore.js'
+import { DocumentChanged } from '../documents/events.js'
+import { dataOf } from '../events/schema.js'
+import type { RecordedEvent } from '../log/eventLog.js'
+import { ReviewMarked } from './events.js'
 
 /**
  * The review backlog of one document, folded from its stream: the AI writes (distinct journal entries whose change
@@ -23,13 +26,13 @@ export class ReviewBacklog {
   apply(event: RecordedEvent): void {
     if (event.streamVersion <= this.version) return
     this.version = event.streamVersion
-    if (event.type === 'document.changed') {
-      const journal = (event.data as { journal?: number }).journal
+    if (event.type === DocumentChanged.type) {
+      const { journal } = dataOf(event, DocumentChanged)
       if (journal === undefined || event.actor.kind !== 'mcp' || journal === this.lastJournal) return
       this.lastJournal = journal
       if (event.position > this.reviewedUpTo) this.pending.push(event.position)
-    } else if (event.type === 'review.marked') {
-      const upTo = (event.data as { upToPosition: number }).upToPosition
+    } else if (event.type === ReviewMarked.type) {
+      const upTo = dataOf(event, ReviewMarked).upToPosition
       if (upTo <= this.reviewedUpTo) return
       this.reviewedUpTo = upTo
       let reviewed = 0

@@ -1,10 +1,11 @@
-import type { RecordedEvent } from '../log/eventStore.js'
-import { applySetting, DEFAULT_SETTINGS, type Settings } from './events.js'
+import { dataOf } from '../events/schema.js'
+import type { RecordedEvent } from '../log/eventLog.js'
+import { applySetting, DEFAULT_SETTINGS, SettingChanged, type Settings } from './events.js'
 
 export const initialSettings = (): Settings => DEFAULT_SETTINGS
 
 export function evolveSettings(state: Settings, event: RecordedEvent): Settings {
-  if (event.type !== 'setting.changed') return state
-  const { key, value } = event.data as { key: string; value: unknown }
+  if (event.type !== SettingChanged.type) return state
+  const { key, value } = dataOf(event, SettingChanged)
   return applySetting(state, key, value)
 }

@@ -1,4 +1,6 @@
 import type { RecordedEvent } from '../log/eventStore.js'
+import { dataOf } from '../events/schema.js'
+import { DocumentRetargeted, TabActivated, TabClosed, TabOpened, TabPinned, WindowFocusRequested, WindowOpened, WorkspaceClosed, WorkspaceOpened } from './events.js'
 import { MAIN_WINDOW } from './events.js'
 
 export interface TabState {
@@ -58,30 +60,28 @@ export class WorkspaceState {
   }
 
   evolve(event: RecordedEvent): WorkspaceState {
-    const data = event.data as Record<string, unknown>
     switch (event.type) {
-      case 'window.opened': {
-        const label = data.label as string
+      case WindowOpened.type: {
+        const { label } = dataOf(event, WindowOpened)
         if (this.windows.has(label)) return this
         const windows = new Map(this.windows)
         windows.set(label, { label, tabIds: [], activeTabId: null, activeInstanceId: null })
         return this.with({ windows, lastUsedWindow: label })
       }
-      case 'window.focus-requested':
-        return this.windows.has(data.label as string) ? this.with({ lastUsedWindow: data.label as string }) : this
-      case 'workspace.opened': {
-        const instance: InstanceState = {
-          instanceId: data.instanceId as string,
-          root: data.root as string,
-          windowLabel: data.windowLabel as string,
-        }
+      case WindowFocusRequested.type: {
+        const { label } = dataOf(event, WindowFocusRequested)
+        return this.windows.has(label) ? this.with({ lastUsedWindow: label }) : this
+      }
+      case WorkspaceOpened.type: {
+        const { instanceId, root, windowLabel } = dataOf(event, WorkspaceOpened)
+        const instance: InstanceState = { instanceId, root, windowLabel }
         const instances = new Map(this.instances)
         instances.set(instance.instanceId, instance)
         const next = this.with({ instances })
         return next.showInstance(instance.windowLabel, instance.instanceId).with({ lastUsedWindow: instance.windowLabel })
       }
-      case 'workspace.closed': {
-        const instanceId = data.instanceId as string
+      case WorkspaceClosed.type: {
+        const { instanceId } = dataOf(event, WorkspaceClosed)
         const instance = this.instances.get(instanceId)
         if (!instance) return this
         const instances = new Map(this.instances)
@@ -92,15 +92,9 @@ export class WorkspaceState {
         if (window?.activeInstanceId !== instanceId) return next
         return next.showInstance(instance.windowLabel, remaining.at(-1)?.instanceId ?? null)
       }
-      case 'tab.opened': {
-        const tab: TabState = {
-          tabId: data.tabId as string,
-          docId: data.docId as string,
-          windowLabel: data.windowLabel as string,
-          instanceId: data.instanceId as string | null,
-          path: data.path as string | null,
-          pinned: false,
-        }
+      case TabOpened.type: {
+        const data = dataOf(event, TabOpened)
+        const tab: TabState = { tabId: data.tabId, docId: data.docId, windowLabel: data.windowLabel, instanceId: data.instanceId, path: data.path, pinned: false }
         const windows = new Map(this.windows)
         const window = windows.get(tab.windowLabel) ?? { label: tab.windowLabel, tabIds: [], activeTabId: null, activeInstanceId: null }
         windows.set(tab.windowLabel, { ...window, tabIds: [...window.tabIds, tab.tabId] })
@@ -110,26 +104,30 @@ export class WorkspaceState {
         const next = this.with({ windows, tabs, lastUsedWindow: tab.windowLabel, documentsByPath })
         return data.active ? next.activate(tab.tabId) : next
       }
-      case 'tab.activated':
-        return this.tabs.has(data.tabId as string) ? this.activate(data.tabId as string) : this
-      case 'tab.closed':
-        return this.close(data.tabId as string)
-      case 'tab.pinned': {
-        const tab = this.tabs.get(data.tabId as string)
+      case TabActivated.type: {
+        const { tabId } = dataOf(event, TabActivated)
+        return this.tabs.has(tabId) ? this.activate(tabId) : this
+      }
+      case TabClosed.type:
+        return this.close(dataOf(event, TabClosed).tabId)
+      case TabPinned.type: {
+        const { tabId, pinned } = dataOf(event, TabPinned)
+        const tab = this.tabs.get(tabId)
         if (!tab) return this
         const tabs = new Map(this.tabs)
-        tabs.set(tab.tabId, { ...tab, pinned: data.pinned as boolean })
+        tabs.set(tab.tabId, { ...tab, pinned })
         return this.with({ tabs })
       }
-      case 'document.retargeted': {
+      case DocumentRetargeted.type: {
+        const data = dataOf(event, DocumentRetargeted)
         const tabs = new Map(this.tabs)
         for (const tab of this.tabs.values()) {
-          if (tab.docId === data.docId) tabs.set(tab.tabId, { ...tab, path: data.path as string })
+          if (tab.docId === data.docId) tabs.set(tab.tabId, { ...tab, path: data.path })
         }
         // A document belongs to one file at a time: the path it leaves is free, and opening that file again opens a
         // new document holding the file's bytes.
         const documentsByPath = new Map([...this.documentsByPath].filter(([, docId]) => docId !== data.docId))
-        documentsByPath.set(data.path as string, data.docId as string)
+        documentsByPath.set(data.path, data.docId)
         return this.with({ tabs, documentsByPath })
       }
       default:

@@ -3,6 +3,9 @@ import { describeActor } from '../../core/events/actor.js'
 import { documentStream, type JournalOperation } from '../../core/documents/events.js'
 import { revisionToken } from '../../core/documents/revision.js'
 import { restoredRevision } from '../../core/review/restore.js'
+import { DocumentChanged, DocumentSaved, JournalRecorded } from '../../core/documents/events.js'
+import { dataOf } from '../../core/events/schema.js'
+import { ReviewMarked } from '../../core/review/events.js'
 import { DocumentState } from '../../core/documents/documentState.js'
 
 export interface HistoryEntry {
@@ -28,8 +31,8 @@ export async function documentHistory(engine: Engine, docId: string): Promise<Hi
   try {
     for await (const event of engine.store.readStream(documentStream(docId))) {
       state.apply(event)
-      if (event.type !== 'document.saved') continue
-      const data = event.data as { path: string; length: number; reason: 'open' | 'save' | 'reload' }
+      if (event.type !== DocumentSaved.type) continue
+      const data = dataOf(event, DocumentSaved)
       entries.push({
         position: event.position,
         at: event.at,
@@ -37,7 +40,8 @@ export async function documentHistory(engine: Engine, docId: string): Promise<Hi
         actor: describeActor(event.actor),
         mcp: event.actor.kind === 'mcp',
         path: data.path,
-        revision: state.revision,
+        // The revision the file holds: an edit that landed while the save wrote the file is not in it.
+        revision: data.revision ?? state.revision,
         length: data.length,
       })
     }
@@ -129,16 +133,16 @@ export async function documentTimeline(engine: Engine, docId: string, options: T
     for await (const event of engine.store.readStream(documentStream(docId))) {
       state.apply(event)
       switch (event.type) {
-        case 'document.saved': {
-          const data = event.data as { path: string; length: number; reason: 'open' | 'save' | 'reload' }
+        case DocumentSaved.type: {
+          const data = dataOf(event, DocumentSaved)
           entries.push({
-            kind: 'save', position: event.position, at: event.at, actor: describeActor(event.actor), revision: state.revision,
+            kind: 'save', position: event.position, at: event.at, actor: describeActor(event.actor), revision: data.revision ?? state.revision,
             reason: data.reason, mcp: event.actor.kind === 'mcp', path: data.path, length: data.length,
           })
           break
         }
-        case 'journal.recorded': {
-          const data = event.data as { operation: JournalOperation; detail?: string; addresses?: string[] }
+        case JournalRecorded.type: {
+          const data = dataOf(event, JournalRecorded)
           const base = { position: event.position, at: event.at, actor: describeActor(event.actor), revision: state.revision }
           const restored = event.actor.kind === 'user' ? restoredRevision(data.detail) : undefined
           const journal: OpenJournal = { entry: undefined, appliedAt: 0 }
@@ -154,8 +158,8 @@ export async function documentTimeline(engine: Engine, docId: string, options: T
           if (journal.entry) journals.set(event.position, journal)
           break
         }
-        case 'document.changed': {
-          const journal = journals.get((event.data as { journal?: number }).journal ?? 0)
+        case DocumentChanged.type: {
+          const journal = journals.get(dataOf(event, DocumentChanged).journal ?? 0)
           if (!journal?.entry) break
           if (journal.appliedAt === 0) {
             journal.appliedAt = event.position
@@ -164,8 +168,8 @@ export async function documentTimeline(engine: Engine, docId: string, options: T
           journal.entry.revision = state.revision
           break
         }
-        case 'review.marked': {
-          const upTo = (event.data as { upToPosition: number }).upToPosition
+        case ReviewMarked.type: {
+          const upTo = dataOf(event, ReviewMarked).upToPosition
           reviewedUpTo = Math.max(reviewedUpTo, upTo)
           entries.push({ kind: 'reviewed', position: event.position, at: event.at, actor: describeActor(event.actor), revision: revisionToken(upTo) })
           break
