@@ -28,7 +28,7 @@ export function capQuote(text: string): { quote: string; quoteTruncated: boolean
 }
 
 /**
- * Anchors a thread to `[from, to)` of `source` (character offsets, UTF-16 units): the start sticks to the first
+ * Anchors a thread to a non-empty `[from, to)` of `source` (character offsets, UTF-16 units): the start sticks to the first
  * character of the range and the end to the last, so text typed at either edge stays outside the range.
  */
 export function createAnchor(text: Y.Text, from: number, to: number): Anchor {
@@ -36,6 +36,8 @@ export function createAnchor(text: Y.Text, from: number, to: number): Anchor {
   if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to < from || to > length) {
     throw new QuireError('INVALID_ARGUMENT', `the anchor must satisfy 0 <= from <= to <= ${length} (got from ${from}, to ${to})`)
   }
+  // A thread is about some text: an empty range has nothing to quote and nothing to highlight.
+  if (to === from) throw new QuireError('INVALID_ARGUMENT', 'select some text to comment on (from must be before to)')
   const start = Y.encodeRelativePosition(Y.createRelativePositionFromTypeIndex(text, from, 0))
   const end = Y.encodeRelativePosition(Y.createRelativePositionFromTypeIndex(text, to, -1))
   return { start, end, ...capQuote(text.toString().slice(from, to)) }
