@@ -16,6 +16,7 @@ import { EditorGuards } from './edits/editorGuards.js'
 import { RewriteCommands } from './edits/rewrites.js'
 import { createEventRegistry } from './eventRegistry.js'
 import { FileCommands } from './files/commands.js'
+import { FileTreeCommands } from './files/tree.js'
 import type { FileSystemPort } from './files/port.js'
 import { EventStore, type EventStoreOptions } from './log/eventStore.js'
 import { PresenceRegistry } from './presence/presenceRegistry.js'
@@ -55,6 +56,8 @@ export interface Commands {
   readonly comments: CommentCommands
   readonly workspace: WorkspaceCommands
   readonly files: FileCommands
+  /** The person's file tree: list folders, create files and folders, rename (the console's). */
+  readonly tree: FileTreeCommands
   readonly approvals: ApprovalCommands
   readonly agents: AgentCommands
   readonly settings: SettingsCommands
@@ -145,12 +148,14 @@ function wire(
     },
   })
   const fileSystem = options.fileSystem ?? noFileSystem
+  const files = new FileCommands(store, views.workspace, views.settings, documents, documentCommands, approvals, fileSystem, editors, hooks)
   return {
     documents: documentCommands,
     comments,
     approvals,
     review,
-    files: new FileCommands(store, views.workspace, views.settings, documents, documentCommands, approvals, fileSystem, editors, hooks),
+    files,
+    tree: new FileTreeCommands(store, views.workspace, documents, documentCommands, files, fileSystem),
     rewrites: new RewriteCommands(views.workspace, views.settings, documents, documentCommands, editors, hooks),
     selection: new SelectionCommands(views.workspace, documents, documentCommands, presence, editors, hooks),
     agents: new AgentCommands(store, views.agents),

@@ -20,3 +20,8 @@ export function newDocumentMode(): number {
   // libuv's threads); in-process embedders that never called keepOwnFilesPrivate get the current umask.
   return 0o666 & ~(personUmask ?? process.umask())
 }
+
+/** The permission bits for a folder the person creates from the console: 0777 minus the person's umask. */
+export function newFolderMode(): number {
+  return 0o777 & ~(personUmask ?? process.umask())
+}

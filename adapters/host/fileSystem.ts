@@ -1,6 +1,8 @@
 import type { FileSystemPort } from '../../core/files/port.js'
 import { createFileExclusive, writeFileAtomic } from '../fs/atomicWrite.js'
-import { ownDataForms, PathScope } from '../fs/pathScope.js'
+import { QuireError } from '../../core/errors.js'
+import { createFolder, listFolder, renameEntry } from '../fs/folderEntries.js'
+import { isWithin, ownDataForms, PathScope } from '../fs/pathScope.js'
 import { readText } from '../fs/readText.js'
 import { SaveQueue } from '../fs/saveQueue.js'
 import { removeStaleTemps } from '../fs/staleTemps.js'
@@ -13,10 +15,24 @@ export function createFileSystem(dataDirectory: string, announceWrite: (path: st
   const queue = new SaveQueue()
   // Resolved once, at the first check: the directory exists by then (the engine opened its log in it).
   let ownData: string[] | undefined
+  // Quire stores roots canonically (workspace roots and folders of open files are real paths).
+  const scopeOf = (roots: readonly string[]) => PathScope.canonical(roots, (ownData ??= ownDataForms(dataDirectory)))
   return {
     async resolveInScope(path, roots) {
-      // Quire stores roots canonically (workspace roots and folders of open files are real paths).
-      return (await PathScope.canonical(roots, (ownData ??= ownDataForms(dataDirectory)))).resolveInScope(path)
+      return (await scopeOf(roots)).resolveInScope(path)
+    },
+    async listFolder(path, roots) {
+      const scope = await scopeOf(roots)
+      const folder = await scope.resolveInScope(path)
+      const listing = await listFolder(folder.real, (entry) => scope.resolveInScope(entry))
+      return { path: folder.real, ...listing }
+    },
+    createFolder: (path) => createFolder(path),
+    async rename(from, to) {
+      if ((ownData ??= ownDataForms(dataDirectory)).some((data) => isWithin(data, from))) {
+        throw new QuireError('INVALID_PATH', `${from} holds Quire's own data directory; it is never moved`, { reason: 'quire_data', path: from })
+      }
+      await renameEntry(from, to)
     },
     async readText(path) {
       return (await readText(path)).text

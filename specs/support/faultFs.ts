@@ -11,6 +11,7 @@
  */
 import type { FileSystemPort, ResolvedPath, SaveOutcome } from '../../core/files/port.js'
 import { createFileExclusive, writeFileAtomic, type WriteFaults, type WriteStep } from '../../adapters/fs/atomicWrite.js'
+import { createFolder, listFolder, renameEntry } from '../../adapters/fs/folderEntries.js'
 import { PathScope } from '../../adapters/fs/pathScope.js'
 import { readText } from '../../adapters/fs/readText.js'
 import { removeStaleTemps } from '../../adapters/fs/staleTemps.js'
@@ -153,6 +154,13 @@ export class FaultyFileSystem {
     writeAtomic: (path, content) => this.write('atomic', path, content),
     createExclusive: (path, content) => this.write('exclusive', path, content),
     expectWrite: () => {},
+    listFolder: async (path, roots) => {
+      const scope = await PathScope.canonical(roots)
+      const folder = await scope.resolveInScope(path)
+      return { path: folder.real, ...(await listFolder(folder.real, (entry) => scope.resolveInScope(entry))) }
+    },
+    createFolder: (path) => createFolder(path),
+    rename: (from, to) => renameEntry(from, to),
   }
 
   private async write(kind: 'atomic' | 'exclusive', path: string, content: string): Promise<void> {
