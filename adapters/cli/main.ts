@@ -37,12 +37,12 @@ const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean; raw?: 
   divergence: { run: divergenceCommand },
   comments: { run: commentsCommand },
   review: { run: reviewCommand },
+  status: { run: statusCommand },
 }
 
 const COMMANDS: Record<string, { run: Command; raw?: boolean }> = {
   'ingest-trace': { run: ingestTraceCommand },
   doc: { run: docCommand },
-  status: { run: statusCommand },
 }
 
 /** Runs the CLI and returns its exit status: 0 success, 1 failure, 2 usage error. */

@@ -21,7 +21,12 @@ import { apiBodyLimit } from './guard.js'
 /** Most events one `/admin/log` answer carries; page with `since` for more. */
 const MAX_LOG_EVENTS = 100_000
 
-export function adminRoutes(services: Services): Hono {
+export interface AdminOptions {
+  /** A fresh one-time console sign-in link, for `quire status` (the daemon's console sessions make it). */
+  readonly newConsoleLink?: () => string
+}
+
+export function adminRoutes(services: Services, options: AdminOptions = {}): Hono {
   const app = new Hono()
   app.onError((error, c) => {
     if (isQuireError(error)) return c.json({ error: error.code, message: error.message }, error.code === 'NOT_FOUND' ? 404 : 400)
@@ -96,8 +101,18 @@ export function adminRoutes(services: Services): Hono {
   app.route('/comments', adminCommentRoutes(services)) // the person's side of review threads
   app.get('/verify', async (c) => c.json(await verify(services.engine)))
   app.get('/status', (c) =>
-    c.json({ home: services.engine.home, head: services.engine.store.headPosition, pid: process.pid, version: services.version }),
+    c.json({
+      home: services.engine.home,
+      head: services.engine.store.headPosition,
+      pid: process.pid,
+      version: services.version,
+      quarantined: services.engine.store.quarantinedRecords().length,
+    }),
   )
+  app.post('/console-link', (c) => {
+    if (!options.newConsoleLink) return c.json({ error: 'NOT_FOUND', message: 'this process serves no console' }, 404)
+    return c.json({ link: options.newConsoleLink() })
+  })
   return app
 }
 

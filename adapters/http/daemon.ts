@@ -49,7 +49,8 @@ export async function startHttpServer(
     if (!presented || !sameSecret(presented, token)) return c.json({ error: 'the access token from the port file is required' }, 401)
     await next()
   })
-  app.route('/admin', adminRoutes(services))
+  // `quire status` asks for a console link of its own (a fresh one-time code, like the one `quire serve` printed).
+  app.route('/admin', adminRoutes(services, { newConsoleLink: () => `http://127.0.0.1:${port}/?code=${consoleSessions.newLinkCode()}` }))
   // The y-websocket collaboration endpoint (its own token checks: the person read-write, agents read-only).
   const collab = createCollabEndpoint(services, { ...options.collab, accessToken: token, isPerson: (c) => consoleSessions.isPerson(c) })
   app.route('/collab', collab.routes)
