@@ -26,16 +26,26 @@ const isQuireEntry = (name: string): boolean =>
  */
 export async function makeHomePrivate(home: string): Promise<void> {
   await mkdir(home, { recursive: true, mode: 0o700 })
-  await chmod(home, 0o700)
+  await restrict(home, 0o700)
   for (const name of await readdir(home)) if (isQuireEntry(name)) await tighten(join(home, name))
 }
 
 async function tighten(path: string): Promise<void> {
   const info = await lstat(path).catch(() => undefined)
   if (info?.isDirectory()) {
-    await chmod(path, 0o700)
-    for (const name of await readdir(path)) await tighten(join(path, name))
-  } else if (info?.isFile() && (info.mode & 0o777) !== 0o600) {
-    await chmod(path, 0o600).catch(() => undefined) // gone meanwhile: nothing to protect
+    await restrict(path, 0o700)
+    for (const name of await readdir(path).catch(() => [])) await tighten(join(path, name))
+  } else if (info?.isFile()) {
+    await restrict(path, 0o600)
   }
+}
+
+/**
+ * chmod, except where it cannot apply: an entry gone meanwhile has nothing to protect, and one owned by someone else
+ * (a data directory another user shares for reading, say) is theirs to set; either way the command still runs.
+ */
+async function restrict(path: string, mode: number): Promise<void> {
+  await chmod(path, mode).catch((error: { code?: string }) => {
+    if (error.code !== 'ENOENT' && error.code !== 'EPERM') throw error
+  })
 }

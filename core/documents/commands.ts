@@ -4,6 +4,9 @@ import type { EventInput, EventLog } from '../log/eventLog.js'
 import { STREAM_DOES_NOT_EXIST, type ExpectedStreamVersion } from '../log/expectedVersion.js'
 import { appendFolded, type Appended, type FoldingAppend } from '../streams/append.js'
 import { KeyedSteps } from '../streams/steps.js'
+import { decideDocument, savedEvent, type SaveMark } from './decider.js'
+
+export type { SaveMark } from './decider.js'
 import { durableWithin, type Durability } from '../deadline.js'
 import { newId } from '../ids.js'
 import { QuireError } from '../errors.js'
@@ -100,18 +103,6 @@ interface TabBase {
   readonly base: DocumentBase
   /** The base's text is the document's text at `revisionPosition` (a read); false after a write merged into others' edits. */
   readonly exact: boolean
-}
-
-/**
- * What a save (or an open, or a reload) records: the file at `path` holds the document as of `revisionPosition`, or,
- * when null, as of the record itself (the content it was read with or reloaded to, in the same append).
- */
-export interface SaveMark {
-  readonly path: string
-  readonly sha256: string
-  readonly length: number
-  readonly revisionPosition: number | null
-  readonly reason: 'open' | 'save' | 'reload'
 }
 
 /**
@@ -411,7 +402,7 @@ export class DocumentCommands {
    * Returns how the record's durability settled within the journal deadline.
    */
   async recordSave(docId: string, mark: SaveMark, actor: Actor, alongside: readonly FoldingAppend[] = []): Promise<Durability> {
-    const { durable } = await this.inStep(docId, (state) => this.commit(state, [savedEvent(actor, mark)], { alongside }))
+    const { durable } = await this.inStep(docId, (state) => this.commit(state, decideDocument({ type: 'record-save', mark, actor }, state), { alongside }))
     return durableWithin(durable, this.journalDeadlineMs)
   }
 
@@ -427,18 +418,15 @@ export class DocumentCommands {
   /** The file changed on disk under unsaved changes (`document.diverged`); nothing when that change is already known. */
   async markDiverged(docId: string, path: string, digest: string, length: number, actor: Actor): Promise<void> {
     const durable = await this.inStep(docId, async (state) => {
-      if (state.divergence?.sha256 === digest) return undefined
-      return (await this.commit(state, [{ type: 'document.diverged', actor, data: { path, sha256: digest, length } }])).durable
+      const events = decideDocument({ type: 'diverge', path, sha256: digest, length, actor }, state)
+      return events.length === 0 ? undefined : (await this.commit(state, events)).durable
     })
     await durable
   }
 
   /** The person keeps the tab's version of a diverged document (closing still needs force until it is saved). */
   async keepDivergence(docId: string, actor: Actor): Promise<void> {
-    const { durable } = await this.inStep(docId, (state) => {
-      if (!state.divergence) throw new QuireError('INVALID_ARGUMENT', `document ${docId} has not diverged from its file`)
-      return this.commit(state, [{ type: 'document.divergence-resolved', actor, data: { choice: 'keep' } }])
-    })
+    const { durable } = await this.inStep(docId, (state) => this.commit(state, decideDocument({ type: 'keep-divergence', actor }, state)))
     await durable
   }
 
@@ -446,14 +434,13 @@ export class DocumentCommands {
    * The person reviewed the document's AI changes up to log position `upTo` (`review.marked`), in the document's
    * write queue. `reviewedUpTo` is how far earlier marks reached: a mark that reviews nothing new records nothing.
    */
-  async markReviewed(docId: string, upTo: number, upToRevision: string, reviewedUpTo: () => Promise<number>, actor: Actor): Promise<void> {
+  async markReviewed(docId: string, upToRevision: string, reviewedUpTo: () => Promise<number>, actor: Actor): Promise<void> {
     await this.require(docId)
     await this.turns.run(docId, async () => {
       const reviewed = await reviewedUpTo()
       const durable = await this.inStep(docId, async (state) => {
-        if (upTo > state.position) throw new QuireError('INVALID_ARGUMENT', `${upToRevision} is later than the document's last event`)
-        if (upTo <= reviewed) return undefined
-        return (await this.commit(state, [{ type: 'review.marked', actor, data: { upToPosition: upTo } }])).durable
+        const events = decideDocument({ type: 'mark-reviewed', upToRevision, reviewedUpTo: reviewed, actor }, state)
+        return events.length === 0 ? undefined : (await this.commit(state, events)).durable
       })
       await durable
     })
@@ -508,10 +495,7 @@ export class DocumentCommands {
   }
 
   private checkExpectedRevision(state: DocumentState, expected: string | undefined): void {
-    if (expected === undefined) return
-    if (positionOfRevision(expected) !== state.revisionPosition) {
-      throw new QuireError('STALE', 'Document has changed since the last read', { current_revision: state.revision })
-    }
+    decideDocument({ type: 'check-revision', expectedRevision: expected }, state)
   }
 
   /**
@@ -549,14 +533,6 @@ export class DocumentCommands {
   }
 }
 
-/** A `document.saved` event for `mark`. */
-function savedEvent(actor: Actor, mark: SaveMark): EventInput {
-  return {
-    type: 'document.saved',
-    actor,
-    data: { path: mark.path, sha256: mark.sha256, length: mark.length, reason: mark.reason, revision: mark.revisionPosition === null ? null : revisionToken(mark.revisionPosition) },
-  }
-}
 
 function assertWellFormed(text: string): void {
   if (hasLoneSurrogate(text)) throw new QuireError('INVALID_TEXT', 'content contains an unpaired UTF-16 surrogate')

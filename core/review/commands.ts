@@ -60,9 +60,7 @@ export class ReviewCommands {
    * `review.marked` by `actor` in the document's stream. A mark that reviews nothing new records nothing.
    */
   async markReviewed(docId: string, upToRevision: string, actor: Actor): Promise<void> {
-    const upTo = positionOfRevision(upToRevision)
-    if (upTo === undefined) throw new QuireError('INVALID_ARGUMENT', `${JSON.stringify(upToRevision)} is not a revision token (rev-...)`)
-    await this.commands.markReviewed(docId, upTo, upToRevision, async () => (await this.backlog(docId)).reviewedUpTo, actor)
+    await this.commands.markReviewed(docId, upToRevision, async () => (await this.backlog(docId)).reviewedUpTo, actor)
     await this.backlog(docId)
   }
 
