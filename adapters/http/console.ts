@@ -9,6 +9,7 @@ import { consoleState } from './consoleState.js'
 import { consolePanelRoutes } from './consolePanels.js'
 import { consoleHistoryRoutes } from './consoleHistory.js'
 import { consoleCommentRoutes } from './consoleComments.js'
+import { consoleFileRoutes } from './consoleFiles.js'
 import { apiBodyLimit, bearerToken, sameSecret } from './guard.js'
 import { cookieRequestFromConsole, type ConsoleSessions } from './consoleSessions.js'
 
@@ -56,6 +57,7 @@ export function consoleRoutes(services: Services, accessToken: string, sessions:
   // A document's history: diff, restore, review marks; addressed comments show their state, deleted ones as deleted.
   app.route('/console/api', consoleHistoryRoutes(services, { resolveComment: (_docId, commentId) => commentState(services, commentId) }))
   app.route('/console/api', consoleCommentRoutes(services)) // review threads: the person comments, replies, decides
+  app.route('/console/api', consoleFileRoutes(services)) // the person's editor: file tree, new, open, save, save as, close
   app.get('/console/api/state', async (c) => c.json(await consoleState(services), 200, { 'cache-control': 'no-store' }))
   app.post('/console/api/tabs/:tabId/activate', async (c) => {
     try {

@@ -5,6 +5,7 @@ import { mountPanels } from './panels/mountPanels.js'
 import { PanelsApi } from './panels/panelsApi.js'
 import { mountHistory } from './history/mountHistory.js'
 import { mountComments } from './comments/mountComments.js'
+import { mountFiles, type MountedFiles } from './files/mountFiles.js'
 import { h } from './dom.js'
 import type { Shell } from './shell.js'
 import { renderStatus } from './statusLine.js'
@@ -29,6 +30,7 @@ export class ConsoleApp {
   private applied = 0
   private renderedWindow = ''
   private renderedModes = ''
+  private readonly files: MountedFiles
 
   constructor(
     private readonly api: ConsoleApi,
@@ -46,6 +48,16 @@ export class ConsoleApp {
     mountPanels(shell, new PanelsApi())
     mountHistory(shell, () => this.session?.tab.docId ?? null)
     mountComments(shell, () => this.session)
+    this.files = mountFiles(shell, {
+      window: () => this.currentWindow()?.label ?? 'main',
+      activeTab: () => this.activeTab(),
+      refresh: () => void this.refresh(),
+    })
+  }
+
+  /** The tab the shown window is on, as the last state said. */
+  private activeTab(): ConsoleTab | null {
+    return this.currentWindow()?.tabs.find((tab) => tab.active && tab.visible) ?? null
   }
 
   /** The open document session, for the introspection hook. */
@@ -118,11 +130,12 @@ export class ConsoleApp {
       const key = JSON.stringify([this.state.rail, window])
       if (key !== this.renderedWindow) {
         this.renderedWindow = key
-        renderTabStrip(this.shell.tabStrip, window, (tab) => void this.activate(tab))
+        renderTabStrip(this.shell.tabStrip, window, (tab) => void this.activate(tab), (tab) => void this.files.actions.close(tab))
         renderRail(this.shell.rail, this.state, window, (tab) => void this.activate(tab))
       }
     }
     if (this.state) this.follow(window?.label ?? 'main', activeTab)
+    this.files.tree.render()
     this.renderModeSwitch()
     renderStatus(this.shell.statusLine, {
       apiReachable: this.apiReachable,

@@ -12,7 +12,7 @@ export function renderWindowSelect(select: HTMLSelectElement, state: ConsoleStat
 }
 
 /** The tab strip of one window: the tabs on screen (with the rail on, those of the workspace the window shows). */
-export function renderTabStrip(strip: HTMLElement, window: ConsoleWindow, onActivate: (tab: ConsoleTab) => void): void {
+export function renderTabStrip(strip: HTMLElement, window: ConsoleWindow, onActivate: (tab: ConsoleTab) => void, onClose: (tab: ConsoleTab) => void): void {
   const tabs = window.tabs.filter((tab) => tab.visible)
   if (tabs.length === 0) {
     strip.replaceChildren(h('span', { className: 'tabstrip-empty', text: 'No open tabs in this window' }))
@@ -31,6 +31,7 @@ export function renderTabStrip(strip: HTMLElement, window: ConsoleWindow, onActi
         h('span', { className: 'tab-title', text: tab.title }),
         h('span', { className: `tab-kind kind-${tab.kind}`, text: tab.kind === 'yaml-workflow' ? 'yaml' : 'md' }),
         h('span', { className: 'tab-dirty', text: tab.dirty ? '●' : '', title: tab.dirty ? 'unsaved changes' : '' }),
+        closeButton(tab, onClose),
       ),
     ),
   )
@@ -66,4 +67,14 @@ export function renderRail(rail: HTMLElement, state: ConsoleState, window: Conso
       return button
     }),
   )
+}
+
+/** The tab's close control: inside the tab's button, so a span that stops the click from also activating the tab. */
+function closeButton(tab: ConsoleTab, onClose: (tab: ConsoleTab) => void): HTMLElement {
+  const close = h('span', { className: 'tab-close', text: '×', title: `Close ${tab.title}`, attrs: { role: 'button', 'aria-label': `Close ${tab.title}` } })
+  close.addEventListener('click', (event) => {
+    event.stopPropagation()
+    onClose(tab)
+  })
+  return close
 }
