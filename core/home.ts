@@ -13,31 +13,31 @@ export function resolveHome(explicit?: string, env: NodeJS.ProcessEnv = process.
   return join(dataHome, 'quire')
 }
 
-/** What Quire keeps in its data directory: the log (LevelDB), the owner's pid, the port file and their temp files. */
-const isQuireEntry = (name: string): boolean =>
-  name === 'log' || name === 'owner.pid' || name === 'port' || name === 'log-space-probe' || (name.startsWith('port.') && name.endsWith('.tmp'))
+/** The log's LevelDB directory: all Quire's, every level of it. */
+const LOG_DIRECTORY = 'log'
 
 /**
- * Makes the data directory the person's alone (issue 11, finding 6): creates it 0700 if needed, and tightens what an
- * earlier version (or another umask) left: the directory itself to 0700, and Quire's own entries in it — every
- * directory 0700, every file 0600, symlinks untouched. Anything else a person keeps there is theirs and left as it
- * is, so `--home` pointed at a folder with other things in it loses none of their permissions. New files stay
- * private because the process runs with umask 077 (adapters/fs/fileModes.ts).
+ * Makes the data directory the person's alone (issue 11, finding 6): creates it 0700 if needed, and takes from what an
+ * earlier version (or another umask) left every permission of the group and of others, keeping the owner's: the
+ * directory itself, every entry in it (files 0644 become 0600, directories 0755 become 0700; whatever Quire keeps
+ * there — the port file, the owner's pid, files later versions add), and everything in the log's directory, at every
+ * level. Symlinks are left alone. Other directories are tightened themselves but not walked: with the data directory
+ * at 0700 nobody else can reach inside them anyway, and a `--home` pointed at a folder with other things in it keeps
+ * their owner's permissions (no lost execute bit). New files stay private because the process runs with umask 077
+ * (adapters/fs/fileModes.ts).
  */
 export async function makeHomePrivate(home: string): Promise<void> {
   await mkdir(home, { recursive: true, mode: 0o700 })
-  await restrict(home, 0o700)
-  for (const name of await readdir(home)) if (isQuireEntry(name)) await tighten(join(home, name))
+  await ownerOnly(home)
+  for (const name of await readdir(home)) await ownerOnly(join(home, name), name === LOG_DIRECTORY)
 }
 
-async function tighten(path: string): Promise<void> {
+/** Drops the group's and others' permission bits of `path` (and, when `walk`, of everything below it). */
+async function ownerOnly(path: string, walk = false): Promise<void> {
   const info = await lstat(path).catch(() => undefined)
-  if (info?.isDirectory()) {
-    await restrict(path, 0o700)
-    for (const name of await readdir(path).catch(() => [])) await tighten(join(path, name))
-  } else if (info?.isFile()) {
-    await restrict(path, 0o600)
-  }
+  if (!info || info.isSymbolicLink()) return
+  if ((info.mode & 0o077) !== 0) await restrict(path, info.mode & 0o7700)
+  if (walk && info.isDirectory()) for (const name of await readdir(path).catch(() => [])) await ownerOnly(join(path, name), true)
 }
 
 /**
