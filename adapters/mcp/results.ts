@@ -16,8 +16,9 @@ const PLAIN_STRING_CODES = new Set(['WRITE_BUSY', 'TIMEOUT', 'INVALID_ARGUMENT']
 export const RECOVERY = {
   default: 'narrow the request (a smaller scope, a specific tab) and call again',
   documentRead:
-    'do not write back from this read — the unread remainder would be destroyed. Ask the user to select the region ' +
-    'you need and use selection.get, or edit with selection.set',
+    'do not write back from this read — the unread remainder would be destroyed. Read it in parts with ' +
+    'document.read {offset, length} (each part carries the revision and nextOffset), or ask the user to select the ' +
+    'region you need and use selection.get, or edit with selection.set',
   sessionGetState: 'close tabs you do not need, or ask the user which window matters',
 } as const
 
@@ -63,7 +64,7 @@ function bounded(data: Record<string, unknown>, isError: boolean, recovery: stri
  * preview's cost in the envelope (its bytes once JSON-escaped) is summed once over the text, so finding the cut is
  * linear, not a re-serialization per guess.
  */
-export function truncationEnvelope(text: string, bytesTotal: number, recovery: string): Record<string, unknown> {
+export function truncationEnvelope(text: string, bytesTotal: number, recovery: string, budget = MAX_OUTPUT_BYTES): Record<string, unknown> {
   const make = (preview: string, shown: number) => ({
     truncated: true,
     truncation_note:
@@ -84,7 +85,7 @@ export function truncationEnvelope(text: string, bytesTotal: number, recovery: s
     const code = text.codePointAt(index)!
     const width = code > 0xffff ? 2 : 1
     const cost = escapedBytes(code)
-    if (used + cost > MAX_OUTPUT_BYTES) break
+    if (used + cost > budget) break
     used += cost
     index += width
     cut = index
@@ -92,6 +93,23 @@ export function truncationEnvelope(text: string, bytesTotal: number, recovery: s
   let preview = text.slice(0, cut)
   if (preview.endsWith('\u200d')) preview = preview.slice(0, -1)
   return make(preview, Buffer.byteLength(preview, 'utf8'))
+}
+
+/**
+ * The end (≤ `end`) of the longest part of `text` from `offset` whose JSON-escaped UTF-8 bytes fit in `budget`, cut on
+ * a code point boundary: how a paged read keeps its answer under the output bound.
+ */
+export function fittingEnd(text: string, offset: number, end: number, budget: number): number {
+  let used = 0
+  let index = offset
+  while (index < end) {
+    const code = text.codePointAt(index)!
+    const width = code > 0xffff ? 2 : 1
+    used += escapedBytes(code)
+    if (used > budget) break
+    index += width
+  }
+  return index
 }
 
 /** Bytes a code point takes inside a JSON string literal, as JSON.stringify writes it, in UTF-8. */

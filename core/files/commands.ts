@@ -26,6 +26,45 @@ import type { FileSystemPort } from './port.js'
 
 export type Journaled = 'yes' | 'pending' | 'no'
 
+/** A part of a document to read: `length` UTF-16 code units from `offset` (to the end when absent). */
+export interface ReadRange {
+  readonly offset: number
+  readonly length?: number
+}
+
+/** `document.read`: the text (or the part asked for) and what a write needs to go with it. */
+export interface ReadResponse {
+  readonly content: string
+  readonly revision: string
+  readonly filePath: string | null
+  readonly kind: string
+  readonly dirty: boolean
+  /** With a range: where the part starts, how long it is, the whole text's length, and where the next part starts. */
+  readonly offset?: number
+  readonly length?: number
+  readonly totalLength?: number
+  readonly nextOffset?: number
+}
+
+/**
+ * The part of `text` a range names, never splitting a surrogate pair (a boundary inside one moves past it). An offset
+ * past the end is INVALID_ARGUMENT: it names no part of this revision.
+ */
+export function pageBounds(text: string, range: ReadRange): { offset: number; end: number } {
+  if (!Number.isInteger(range.offset) || range.offset < 0 || range.offset > text.length) {
+    throw new QuireError('INVALID_ARGUMENT', `offset must be between 0 and the text's length ${text.length} (got ${range.offset})`)
+  }
+  if (range.length !== undefined && (!Number.isInteger(range.length) || range.length < 0)) {
+    throw new QuireError('INVALID_ARGUMENT', `length must be a non-negative integer (got ${range.length})`)
+  }
+  const onBoundary = (at: number) => (at > 0 && at < text.length && isLowSurrogate(text.charCodeAt(at)) ? at + 1 : at)
+  const offset = onBoundary(range.offset)
+  const end = Math.max(offset, onBoundary(Math.min(text.length, range.length === undefined ? text.length : range.offset + range.length)))
+  return { offset, end }
+}
+
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
+
 export interface OpenOutcome {
   readonly tabId: string
   readonly workspaceInstanceId: string | null
@@ -147,12 +186,16 @@ export class FileCommands {
   }
 
   /** `document.read` (DOC.READ.1–3): the tab's text and what a write needs to go with it. */
-  async read(tabId: string | undefined): Promise<{ content: string; revision: string; filePath: string | null; kind: string; dirty: boolean }> {
+  async read(tabId: string | undefined, range?: ReadRange): Promise<ReadResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
     const document = await this.documents.get(tab.docId)
     if (!document?.meta) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
+    // The tab's next write is an edit from the whole document at this revision, whatever part of it was read.
     this.documentCommands.noteTabBaseline(tab.tabId, document)
-    return { content: document.content, revision: document.revision, filePath: tab.path, kind: document.meta.kind, dirty: document.dirty }
+    const whole = { content: document.content, revision: document.revision, filePath: tab.path, kind: document.meta.kind, dirty: document.dirty }
+    if (range === undefined) return whole
+    const { offset, end } = pageBounds(whole.content, range)
+    return { ...whole, content: whole.content.slice(offset, end), offset, length: end - offset, totalLength: whole.content.length, ...(end < whole.content.length ? { nextOffset: end } : {}) }
   }
 
   /**
