@@ -1,5 +1,5 @@
 import type { AgentCommands } from '../../core/agents/commands.js'
-import { sameSecret } from '../http/guard.js'
+import { sameSecret } from '../auth/credentials.js'
 import type { Access } from './connection.js'
 import { CLOSE } from './limits.js'
 

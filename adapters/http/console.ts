@@ -10,7 +10,10 @@ import { consolePanelRoutes } from './consolePanels.js'
 import { consoleHistoryRoutes } from './consoleHistory.js'
 import { consoleCommentRoutes } from './consoleComments.js'
 import { consoleFileRoutes } from './consoleFiles.js'
-import { apiBodyLimit, bearerToken, sameSecret } from './guard.js'
+import { consolePresenceRoutes } from './consolePresence.js'
+import { consoleAttributionRoutes } from './consoleAttribution.js'
+import { bearerToken, sameSecret } from '../auth/credentials.js'
+import { apiBodyLimit } from './guard.js'
 import { cookieRequestFromConsole, type ConsoleSessions } from './consoleSessions.js'
 
 /** The console acts as the person: its tab switches are the user's, never an MCP caller's. */
@@ -58,6 +61,8 @@ export function consoleRoutes(services: Services, accessToken: string, sessions:
   app.route('/console/api', consoleHistoryRoutes(services, { resolveComment: (_docId, commentId) => commentState(services, commentId) }))
   app.route('/console/api', consoleCommentRoutes(services)) // review threads: the person comments, replies, decides
   app.route('/console/api', consoleFileRoutes(services)) // the person's editor: file tree, new, open, save, save as, close
+  app.route('/console/api', consolePresenceRoutes(services)) // who is here: assistants and the person's other windows
+  app.route('/console/api', consoleAttributionRoutes(services)) // assistants' recent changes, for the editor's highlights
   app.get('/console/api/state', async (c) => c.json(await consoleState(services), 200, { 'cache-control': 'no-store' }))
   app.post('/console/api/tabs/:tabId/activate', async (c) => {
     try {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Context, MiddlewareHandler } from 'hono'
 import { getCookie, setCookie } from 'hono/cookie'
-import { sameSecret } from './guard.js'
+import { sameSecret } from '../auth/credentials.js'
 
 /** The console's session cookie: an opaque id, never the token. */
 export const SESSION_COOKIE = 'quire_session'

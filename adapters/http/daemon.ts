@@ -6,7 +6,8 @@ import { createCollabEndpoint, type CollabOptions } from '../collab/endpoint.js'
 import { adminRoutes } from './adminRoute.js'
 import { consoleRoutes } from './console.js'
 import { ConsoleSessions } from './consoleSessions.js'
-import { bearerToken, loopbackOnly, sameSecret } from './guard.js'
+import { bearerToken, sameSecret } from '../auth/credentials.js'
+import { loopbackOnly } from './guard.js'
 import { McpSessions, PERSON_OWNER, type McpSessionLimits } from './mcpRoute.js'
 import { newAccessToken, removePortFile, writePortFile } from './portFile.js'
 
@@ -38,15 +39,17 @@ export async function startHttpServer(
   app.use('*', loopbackOnly(() => port))
   app.all('/mcp', async (c) => {
     const presented = bearerToken(c.req.header('authorization'))
-    if (!presented) return c.json({ error: 'a bearer token is required' }, 401)
+    if (!presented) return unauthorized(`a bearer token is required: ${HOW_TO_GET_AN_AGENT_TOKEN}`)
     if (sameSecret(presented, token)) return sessions.handle(c, PERSON_OWNER)
     const agent = services.agents.authenticate(presented)
-    if (!agent) return c.json({ error: 'unknown or revoked token' }, 401)
+    if (!agent) return unauthorized(`unknown or revoked token: ${HOW_TO_GET_AN_AGENT_TOKEN}`)
     return sessions.handle(c, { kind: 'agent', name: agent.name, tokenSha256: agent.tokenSha256 })
   })
   app.use('/admin/*', async (c, next) => {
     const presented = bearerToken(c.req.header('authorization'))
-    if (!presented || !sameSecret(presented, token)) return c.json({ error: 'the access token from the port file is required' }, 401)
+    if (!presented || !sameSecret(presented, token)) {
+      return unauthorized("the access token from the port file is required (the TOKEN of PORT:TOKEN in the data directory's file port)")
+    }
     await next()
   })
   // `quire status` asks for a console link of its own (a fresh one-time code, like the one `quire serve` printed).
@@ -62,6 +65,11 @@ export async function startHttpServer(
       () => resolve(listening),
     )
     listening.once('error', reject)
+  }).catch(async (error: unknown) => {
+    // The port is taken (a caller may try another): let go of what was set up for this server.
+    await collab.close()
+    await sessions.closeAll()
+    throw error
   })
   port = (server.address() as AddressInfo).port
   await writePortFile(services.engine.home, { port, token })
@@ -82,4 +90,23 @@ export async function startHttpServer(
       })
     },
   }
+}
+
+const HOW_TO_GET_AN_AGENT_TOKEN =
+  'the person runs `quire agent add NAME`, which prints an agent token once, and the client sends it as Authorization: Bearer TOKEN'
+
+/**
+ * A 401 that says what is wrong and what to do, in the body and in `WWW-Authenticate` (RFC 6750 §3). `error=
+ * "invalid_token"` with no authorization server named tells an MCP client there is no OAuth flow to start: tokens
+ * come from the person (`quire agent add`), not from a sign-in. `description` must be ASCII without quotes or
+ * backslashes (the header's quoted-string).
+ */
+function unauthorized(description: string): Response {
+  return new Response(JSON.stringify({ error: 'UNAUTHORIZED', message: description }), {
+    status: 401,
+    headers: {
+      'content-type': 'application/json',
+      'www-authenticate': `Bearer realm="quire", error="invalid_token", error_description="${description}"`,
+    },
+  })
 }

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 
@@ -18,18 +17,6 @@ export function loopbackOnly(port: () => number): MiddlewareHandler {
     }
     await next()
   }
-}
-
-/** The bearer token of a request, if any. */
-export function bearerToken(header: string | undefined): string | undefined {
-  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null
-  return match?.[1]
-}
-
-export function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
 }
 
 /** The most the person's JSON APIs (`/admin`, `/console/api`) read of a request body: their bodies are small. */

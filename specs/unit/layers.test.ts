@@ -79,16 +79,18 @@ describe('scripts/checkLayers.mjs', () => {
     ])
   })
 
-  it('web/ must not import adapters/ or projections/; core/ is allowed', async () => {
+  it('web/ must not import projections/, and from adapters/ only types (the wire contracts); core/ is allowed', async () => {
     const result = await check({
-      'web/console/w.ts': "import { c } from '../../core/c.js'\nimport type { Api } from '../../adapters/http/api.js'\nimport { p } from '../../projections/p.js'\n",
+      'web/console/w.ts':
+        "import { c } from '../../core/c.js'\nimport type { Api } from '../../adapters/http/api.js'\nimport { p } from '../../projections/p.js'\nimport { code } from '../../adapters/http/code.js'\n",
       'core/c.ts': 'export const c = 1\n',
       'adapters/http/api.ts': 'export type Api = 1\n',
+      'adapters/http/code.ts': 'export const code = 1\n',
       'projections/p.ts': 'export const p = 1\n',
     })
     expect(result.lines).toEqual([
-      "web/console/w.ts:2 imports types from '../../adapters/http/api.js' (adapters/http/api.ts): web/ imports nothing from adapters/ or projections/",
-      "web/console/w.ts:3 imports '../../projections/p.js' (projections/p.ts): web/ imports nothing from adapters/ or projections/",
+      "web/console/w.ts:3 imports '../../projections/p.js' (projections/p.ts): web/ imports nothing from projections/, and only types from adapters/",
+      "web/console/w.ts:4 imports '../../adapters/http/code.js' (adapters/http/code.ts): web/ imports nothing from projections/, and only types from adapters/",
     ])
   })
 

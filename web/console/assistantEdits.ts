@@ -1,7 +1,7 @@
 import * as decoding from 'lib0/decoding'
 import type { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
-import { ASSISTANT_EDIT } from '../../adapters/collab/assistantEdit.js'
+import { ASSISTANT_EDIT } from '../../core/documents/assistantEdit.js'
 
 /** The origin under which the mirror side of an assistant's write is applied; the WYSIWYG undo history tracks it. */
 export const ASSISTANT_ORIGIN = 'quire:assistant-edit'
