@@ -4,6 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Context } from 'hono'
 import type { AgentsState } from '../../core/agents/agentsState.js'
 import type { Services } from '../host/services.js'
+import { mcpActivity } from '../mcp/activity.js'
 import { createMcpServer } from '../mcp/server.js'
 
 /** Who a request authenticated as: the person (the port file's token), or an agent by the token it presented. */
@@ -94,7 +95,7 @@ export class McpSessions {
       )
     }
     const id = randomUUID()
-    const connection = `mcp-${id.slice(0, 8)}`
+    const connection = connectionOf(id)
     const server = createMcpServer({
       services: this.services,
       caller: { actor: { kind: 'mcp', principal: principal ?? 'anonymous', connection }, connection, principal },
@@ -104,6 +105,7 @@ export class McpSessions {
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
         this.sessions.set(id, session)
+        mcpActivity.opened(connection, principal)
       },
       onsessionclosed: () => {
         this.forget(id)
@@ -194,6 +196,7 @@ export class McpSessions {
     if (!session) return
     clearTimeout(session.idleTimer)
     this.sessions.delete(id)
+    mcpActivity.closed(connectionOf(id))
   }
 
   private countOf(key: string): number {
@@ -202,6 +205,9 @@ export class McpSessions {
     return count
   }
 }
+
+/** A session's connection id, as approvals and the log name it. */
+const connectionOf = (sessionId: string): string => `mcp-${sessionId.slice(0, 8)}`
 
 const ownerKey = (owner: SessionOwner): string => (owner.kind === 'agent' ? `agent:${owner.name}` : 'person')
 

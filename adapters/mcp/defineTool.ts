@@ -3,6 +3,7 @@ import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compa
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { mcpActivity } from './activity.js'
 import type { ToolContext } from './context.js'
 import { fromError, plainError, RECOVERY, success } from './results.js'
 import { unknownArguments, unknownArgumentsMessage } from './unknownArguments.js'
@@ -121,7 +122,10 @@ export function serveTools(server: McpServer, context: ToolContext, tools: reado
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name)
     if (!tool) return argumentError(`Tool ${request.params.name} not found`)
-    return tool.call(request.params.arguments, context)
+    const result = await tool.call(request.params.arguments, context)
+    // Who read or wrote what, for the person's console (a read is no event).
+    if (!result.isError) mcpActivity.called(context.caller, context.services, tool.name, request.params.arguments)
+    return result
   })
 }
 
