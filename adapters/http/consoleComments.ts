@@ -61,15 +61,16 @@ export function consoleCommentRoutes(services: Services): Hono {
 
 async function threadsOf(services: Services, docIdParam: string): Promise<ConsoleComments> {
   const docId = await known(services, docIdParam)
-  const threads = (await services.comments.threads(docId)).map(threadOf)
+  const threads = (await services.comments.threads(docId)).map((view) => threadOf(view, services.engine.views.comments.find(view.head.comment)?.anchor))
   // Oldest first (the projection keeps creation order; sorting makes it explicit and stable).
   return { docId, threads: [...threads].sort((a, b) => a.createdAt.localeCompare(b.createdAt)) }
 }
 
 /** A thread as the sidebar shows it: plain bodies (the console is never paged, so no base64 is needed). */
-function threadOf(view: ThreadView): ConsoleCommentThread {
+function threadOf(view: ThreadView, anchor: { readonly start: Uint8Array; readonly end: Uint8Array } | undefined): ConsoleCommentThread {
   const { head } = view
   return {
+    anchor: anchor ? { start: Buffer.from(anchor.start).toString('base64'), end: Buffer.from(anchor.end).toString('base64') } : null,
     id: head.comment,
     state: head.state,
     commentGen: head.commentGen,

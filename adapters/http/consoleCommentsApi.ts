@@ -27,6 +27,11 @@ export interface ConsoleCommentReply {
 
 export interface ConsoleCommentThread {
   readonly id: string
+  /**
+   * Where the thread is anchored: Yjs relative positions in `source` (`Y.encodeRelativePosition`, base64), so the
+   * editor can highlight the anchored text in its own copy of the document wherever edits since have moved it.
+   */
+  readonly anchor: { readonly start: string; readonly end: string } | null
   readonly state: ConsoleCommentState
   readonly commentGen: string
   /** The text the thread is anchored to now (what it was when the anchor is lost). */

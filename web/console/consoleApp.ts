@@ -6,6 +6,8 @@ import { PanelsApi } from './panels/panelsApi.js'
 import { mountHistory } from './history/mountHistory.js'
 import { mountComments } from './comments/mountComments.js'
 import { mountFiles, type MountedFiles } from './files/mountFiles.js'
+import { WhoIsHere } from './people/whoIsHere.js'
+import { showMarkTips } from './highlights/markTip.js'
 import { h } from './dom.js'
 import type { Shell } from './shell.js'
 import { renderStatus } from './statusLine.js'
@@ -53,6 +55,10 @@ export class ConsoleApp {
       activeTab: () => this.activeTab(),
       refresh: () => void this.refresh(),
     })
+    const who = new WhoIsHere(() => this.session?.ydoc.clientID ?? null)
+    this.files.tree.element.append(who.element)
+    who.start()
+    showMarkTips(shell.editorHost)
   }
 
   /** The tab the shown window is on, as the last state said. */

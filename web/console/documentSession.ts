@@ -3,6 +3,7 @@ import * as Y from 'yjs'
 import type { ConsoleTab } from '../../adapters/http/consoleApi.js'
 import type { MountedEditor } from './editor.js'
 import { receiveAssistantEdits } from './assistantEdits.js'
+import { Highlighter } from './highlights/highlighter.js'
 import { peerUser } from './identity.js'
 import { PresencePublisher, type EditorMode } from './presence.js'
 import { mountSourceEditor } from './sourceEditor.js'
@@ -24,6 +25,8 @@ export function modesOf(kind: ConsoleTab['kind']): readonly EditorMode[] {
  */
 export class DocumentSession {
   readonly ydoc = new Y.Doc()
+  /** The assistants' recent changes and the open threads' anchors, marked in whichever editor is mounted. */
+  readonly highlights: Highlighter
   private readonly provider: WebsocketProvider
   private readonly presence: PresencePublisher
   private editor: MountedEditor | undefined
@@ -41,6 +44,8 @@ export class DocumentSession {
     private readonly onChange: () => void,
   ) {
     this.kind = tab.kind
+    this.highlights = new Highlighter(this.ydoc, tab.docId, () => this.editor)
+    this.highlights.revisionSeen(tab.revision)
     const remembered = sessionStorage.getItem(MODE_KEY(tab.tabId))
     const modes = modesOf(tab.kind)
     this.mode = modes.find((mode) => mode === remembered) ?? modes[0]!
@@ -83,6 +88,7 @@ export class DocumentSession {
 
   /** The tab's kind can change (YAML written into an untitled tab): a workflow falls back to source mode. */
   updateTab(tab: ConsoleTab): void {
+    this.highlights.revisionSeen(tab.revision)
     if (tab.kind === this.kind) return
     this.kind = tab.kind
     if (!modesOf(tab.kind).includes(this.mode)) this.switchMode('source')
@@ -105,6 +111,7 @@ export class DocumentSession {
     this.editor?.destroy()
     this.editor = undefined
     this.presence.destroy()
+    this.highlights.destroy()
     // Tells the server this editor is gone (awareness removal) before the socket closes.
     this.provider.awareness.setLocalState(null)
     this.provider.destroy()
@@ -163,6 +170,7 @@ export class DocumentSession {
     const context = { ydoc: this.ydoc, awareness: this.provider.awareness, presence: this.presence, kind: this.kind, parent: this.host }
     const editor = this.mode === 'source' ? mountSourceEditor(context) : mountWysiwygEditor(context)
     this.editor = editor
+    this.highlights.schedule()
     this.onChange()
     return editor
   }

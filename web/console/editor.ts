@@ -19,6 +19,23 @@ export interface ScreenRect {
   readonly bottom: number
 }
 
+/** A run of Yjs item ids (one client's consecutive clocks): what an assistant's change inserted. */
+export interface IdRun {
+  readonly client: number
+  readonly clock: number
+  readonly length: number
+}
+
+/** A marked range of the editor's text: an assistant's change, or a comment's anchor. */
+export interface EditorHighlight {
+  readonly from: number
+  readonly to: number
+  /** `ai-change`, `comment-anchor`, `comment-anchor active`. */
+  readonly className: string
+  /** Shown on hover: who, when, which revision; or the comment. */
+  readonly title: string
+}
+
 /** One mounted editor (source or WYSIWYG) on a document; the session swaps them on a mode switch. */
 export interface MountedEditor {
   readonly mode: EditorMode
@@ -33,6 +50,12 @@ export interface MountedEditor {
   readonly undoManager?: Y.UndoManager
   /** The selection as a range of the Markdown `source` (what comments anchor to); null when it cannot be placed. */
   selectionInSource(source: string): { readonly from: number; readonly to: number } | null
+  /** Where the characters of these item runs are in this editor (those still there), merged where adjacent. */
+  rangesOfItems(runs: readonly IdRun[]): Array<{ readonly from: number; readonly to: number }>
+  /** A range of the Markdown `source` in this editor's positions; null when it cannot be placed. */
+  rangeOfSource(source: string, from: number, to: number): { readonly from: number; readonly to: number } | null
+  /** Replaces the marked ranges (kept in place as the text changes until the next call). */
+  setHighlights(highlights: readonly EditorHighlight[]): void
   destroy(): void
 }
 

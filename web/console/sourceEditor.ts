@@ -1,11 +1,24 @@
 import { defaultKeymap, indentWithTab } from '@codemirror/commands'
 import { markdown } from '@codemirror/lang-markdown'
 import { yaml } from '@codemirror/lang-yaml'
-import { EditorState } from '@codemirror/state'
-import { EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view'
+import { EditorState, StateEffect, StateField } from '@codemirror/state'
+import { Decoration, EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers, type DecorationSet } from '@codemirror/view'
 import { yCollab, yUndoManagerKeymap } from 'y-codemirror.next'
 import * as Y from 'yjs'
-import { watchEditorDom, type EditorContext, type MountedEditor } from './editor.js'
+import { watchEditorDom, type EditorContext, type EditorHighlight, type MountedEditor } from './editor.js'
+import { rangesInText } from './highlights/itemRanges.js'
+
+/** Replaces the marked ranges; between replacements they move with the text. */
+const replaceHighlights = StateEffect.define<DecorationSet>()
+const highlights = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(value, transaction) {
+    let next = value.map(transaction.changes)
+    for (const effect of transaction.effects) if (effect.is(replaceHighlights)) next = effect.value
+    return next
+  },
+  provide: (field) => EditorView.decorations.from(field),
+})
 
 /**
  * The source editor: CodeMirror 6 bound to the Y.Text `source` (the canonical content) through yCollab, which also
@@ -34,6 +47,7 @@ export function mountSourceEditor(context: EditorContext): MountedEditor {
         context.kind === 'yaml-workflow' ? yaml() : markdown(),
         yCollab(ytext, context.awareness, { undoManager }),
         reportSelection,
+        highlights,
       ],
     }),
   })
@@ -46,6 +60,16 @@ export function mountSourceEditor(context: EditorContext): MountedEditor {
     selectionInSource: () => ({ from: view.state.selection.main.from, to: view.state.selection.main.to }),
     text: () => view.state.doc.toString(),
     coordsAt: (pos) => view.coordsAtPos(pos),
+    // The editor's text is `source` itself: item indices and source offsets are its positions.
+    rangesOfItems: (runs) => rangesInText(ytext, runs),
+    rangeOfSource: (_source, from, to) => ({ from, to }),
+    setHighlights(marks: readonly EditorHighlight[]) {
+      const length = view.state.doc.length
+      const ranges = marks
+        .filter((mark) => mark.from < mark.to && mark.to <= length)
+        .map((mark) => Decoration.mark({ class: mark.className, attributes: { 'data-tip': mark.title } }).range(mark.from, mark.to))
+      view.dispatch({ effects: replaceHighlights.of(Decoration.set(ranges, true)) })
+    },
     destroy() {
       unwatch()
       view.destroy()

@@ -2,13 +2,15 @@ import { baseKeymap, chainCommands, exitCode, toggleMark } from 'prosemirror-com
 import { keymap } from 'prosemirror-keymap'
 import type { MarkType, NodeType, Schema } from 'prosemirror-model'
 import { liftListItem, sinkListItem, splitListItem } from 'prosemirror-schema-list'
-import { EditorState, Plugin, type Command } from 'prosemirror-state'
-import { EditorView } from 'prosemirror-view'
-import { absolutePositionToRelativePosition, redo, undo, yCursorPlugin, ySyncPlugin, ySyncPluginKey, yUndoPlugin, yUndoPluginKey } from 'y-prosemirror'
+import { EditorState, Plugin, PluginKey, type Command } from 'prosemirror-state'
+import { Decoration, DecorationSet, EditorView } from 'prosemirror-view'
+import * as Y from 'yjs'
+import { absolutePositionToRelativePosition, relativePositionToAbsolutePosition, redo, undo, yCursorPlugin, ySyncPlugin, ySyncPluginKey, yUndoPlugin, yUndoPluginKey } from 'y-prosemirror'
 import { ASSISTANT_ORIGIN } from './assistantEdits.js'
 import { sourceRangeOf } from '../../core/markdown/sourceRange.js'
-import type * as Y from 'yjs'
-import { watchEditorDom, type EditorContext, type MountedEditor } from './editor.js'
+import { watchEditorDom, type EditorContext, type EditorHighlight, type MountedEditor } from './editor.js'
+import { rangesInText, textsOf } from './highlights/itemRanges.js'
+import { wysiwygRangeOf } from './highlights/sourceToWysiwyg.js'
 import { markdownSchema } from './markdownSchema.js'
 
 /** Yjs types to the ProseMirror nodes they render (y-prosemirror's type, not re-exported from its entry). */
@@ -18,6 +20,17 @@ type ProsemirrorMapping = Parameters<typeof absolutePositionToRelativePosition>[
 interface SyncState {
   readonly binding: { readonly mapping: ProsemirrorMapping } | null
 }
+
+/** The marked ranges (assistants' changes, comment anchors): replaced by a meta, mapped through every other change. */
+const highlightsKey = new PluginKey<DecorationSet>('quire-highlights')
+const highlightsPlugin = new Plugin<DecorationSet>({
+  key: highlightsKey,
+  state: {
+    init: () => DecorationSet.empty,
+    apply: (transaction, set) => (transaction.getMeta(highlightsKey) as DecorationSet | undefined) ?? set.map(transaction.mapping, transaction.doc),
+  },
+  props: { decorations: (state) => highlightsKey.getState(state) },
+})
 
 /**
  * The WYSIWYG editor: ProseMirror on the shared Markdown schema, bound to the Y.XmlFragment `prosemirror` (the
@@ -55,6 +68,7 @@ export function mountWysiwygEditor(context: EditorContext): MountedEditor {
         keymap(listKeys(markdownSchema)),
         keymap(baseKeymap),
         reportSelection,
+        highlightsPlugin,
       ],
     }),
     attributes: { class: 'wysiwyg', spellcheck: 'true' },
@@ -82,6 +96,28 @@ export function mountWysiwygEditor(context: EditorContext): MountedEditor {
     coordsAt: (pos) => (pos >= 0 && pos <= view.state.doc.content.size ? view.coordsAtPos(pos) : null),
     selectionInSource: (source) => sourceRangeOf(source, view.state.doc, view.state.selection.from, view.state.selection.to),
     undoManager: (yUndoPluginKey.getState(view.state) as { undoManager: Y.UndoManager } | undefined)?.undoManager,
+    rangesOfItems(runs) {
+      const mapping = (ySyncPluginKey.getState(view.state) as SyncState | undefined)?.binding?.mapping
+      if (!mapping) return []
+      const at = (type: Y.XmlText, index: number) =>
+        relativePositionToAbsolutePosition(context.ydoc, fragment, Y.createRelativePositionFromTypeIndex(type, index), mapping)
+      return textsOf(fragment).flatMap((text) =>
+        rangesInText(text, runs).flatMap((range) => {
+          const from = at(text, range.from)
+          const to = at(text, range.to)
+          return from === null || to === null || to <= from ? [] : [{ from, to }]
+        }),
+      )
+    },
+    rangeOfSource: (source, from, to) => wysiwygRangeOf(source, view.state.doc, from, to),
+    setHighlights(marks: readonly EditorHighlight[]) {
+      if (view.isDestroyed) return
+      const size = view.state.doc.content.size
+      const decorations = marks
+        .filter((mark) => mark.from < mark.to && mark.to <= size)
+        .map((mark) => Decoration.inline(mark.from, mark.to, { class: mark.className, 'data-tip': mark.title }))
+      view.dispatch(view.state.tr.setMeta(highlightsKey, DecorationSet.create(view.state.doc, decorations)))
+    },
     destroy() {
       unwatch()
       view.destroy()

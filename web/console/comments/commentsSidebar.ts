@@ -45,6 +45,7 @@ export class CommentsSidebar {
     this.element.hidden = !open
     clearTimeout(this.timer)
     if (this.isOpen) void this.poll()
+    else this.currentSession()?.highlights.setComments([])
   }
 
   /**
@@ -85,6 +86,9 @@ export class CommentsSidebar {
     try {
       const view = await this.api.threads(docId)
       if (this.docId === docId) this.view = view
+      // The open threads' anchors are marked in the editor while the sidebar shows them.
+      const session = this.currentSession()
+      if (this.isOpen && session?.tab.docId === docId) session.highlights.setComments(view.threads)
     } catch (failure) {
       this.error = messageOf(failure)
     }
@@ -136,6 +140,12 @@ export class CommentsSidebar {
       )
     }
     this.element.replaceChildren(...parts)
+    for (const thread of this.element.querySelectorAll<HTMLElement>('.comment-thread')) {
+      const point = (id: string | null) => () => this.currentSession()?.highlights.setActiveComment(id)
+      thread.addEventListener('mouseenter', point(thread.dataset.commentId ?? null))
+      thread.addEventListener('mouseleave', point(null))
+      thread.addEventListener('focusin', point(thread.dataset.commentId ?? null))
+    }
     this.restoreReplies(typed)
   }
 
