@@ -5,6 +5,7 @@ import type { Context } from 'hono'
 import type { AgentsState } from '../../core/agents/agentsState.js'
 import type { Services } from '../host/services.js'
 import { mcpActivity } from '../mcp/activity.js'
+import { MESSAGE_LIMIT_CEILING, MESSAGE_TOO_LARGE_CODE, oversizedMessageText } from '../mcp/messageLimit.js'
 import { createMcpServer } from '../mcp/server.js'
 
 /** Who a request authenticated as: the person (the port file's token), or an agent by the token it presented. */
@@ -75,12 +76,15 @@ export class McpSessions {
 
   async handle(c: Context, owner: SessionOwner): Promise<Response> {
     const principal = owner.kind === 'agent' ? owner.name : null
+    const limit = this.services.settings.state.mcpMessageLimitBytes
+    const request = await withinLimit(c.req.raw, limit)
+    if (!request.taken) return jsonRpcError(413, MESSAGE_TOO_LARGE_CODE, oversizedMessageText(request.bytes, limit))
     const sessionId = c.req.header('mcp-session-id')
     if (sessionId !== undefined) {
       const session = this.sessions.get(sessionId)
       if (!session) return jsonRpcError(404, -32001, 'Session not found')
       if (!sameOwner(session.owner, owner)) return jsonRpcError(403, -32000, 'this MCP session belongs to another principal')
-      return this.track(session, () => session.transport.handleRequest(c.req.raw))
+      return this.track(session, () => session.transport.handleRequest(request.request))
     }
     if (c.req.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: no MCP session; initialize first')
     const key = ownerKey(owner)
@@ -102,6 +106,8 @@ export class McpSessions {
     })
     const session: Session = { id, transport: undefined as never, server, owner, inFlight: 0, idleTimer: undefined }
     const transport = new WebStandardStreamableHTTPServerTransport({
+      // The person's limit (mcpMessageLimitBytes) was applied above, as it is now; the SDK's own default is 4 MiB.
+      maxRequestBodySize: MESSAGE_LIMIT_CEILING,
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
         this.sessions.set(id, session)
@@ -118,7 +124,7 @@ export class McpSessions {
     this.opening.set(key, (this.opening.get(key) ?? 0) + 1)
     try {
       await server.connect(transport)
-      return await this.track(session, () => transport.handleRequest(c.req.raw))
+      return await this.track(session, () => transport.handleRequest(request.request))
     } finally {
       const left = (this.opening.get(key) ?? 1) - 1
       if (left > 0) this.opening.set(key, left)
@@ -243,6 +249,33 @@ function whenBodyEnds(response: Response, ended: () => void): Response {
     },
   })
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
+/**
+ * The request with its body read, when the body is at most `limit` bytes: refused at once when Content-Length says it
+ * is larger, else as soon as the streamed body passes the limit (what was read of it is let go).
+ */
+async function withinLimit(
+  request: Request,
+  limit: number,
+): Promise<{ taken: true; request: Request } | { taken: false; bytes: number | undefined }> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > limit) return { taken: false, bytes: Number(declared) }
+  if (!request.body) return { taken: true, request }
+  const reader = request.body.getReader()
+  const pieces: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel().catch(() => {})
+      return { taken: false, bytes: undefined }
+    }
+    pieces.push(value)
+  }
+  return { taken: true, request: new Request(request, { body: Buffer.concat(pieces) }) }
 }
 
 function jsonRpcError(status: number, code: number, message: string): Response {

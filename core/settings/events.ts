@@ -5,6 +5,9 @@ import { cjkFormattingSchema, DEFAULT_CJK_FORMATTING } from '../text/cjk/setting
 
 export const SETTINGS_STREAM = 'settings'
 
+/** The bounds of the setting `mcpMessageLimitBytes`. */
+export const MCP_MESSAGE_LIMIT_RANGE = Object.freeze({ min: 64 * 1024, max: 256 * 1024 * 1024 })
+
 /**
  * The person's settings, with their defaults. `autoApproveSaves` is VMark's "Auto-approve saves to new locations
  * and genie results" (off by default, WS.SAVE_AS.4); `workspaceRail` shows workspace instances per window;
@@ -16,6 +19,12 @@ export const settingsSchema = z.object({
   cjkFormatting: cjkFormattingSchema,
   /** Unreviewed AI writes on one document at which `document.write` refuses with REVIEW_BACKLOG_FULL (DOC.WRITE.18). */
   reviewBacklogLimit: z.number().int().min(1).max(100_000),
+  /**
+   * The largest MCP message `quire mcp` (stdio) and `/mcp` (HTTP) take, in bytes; a larger request is answered with
+   * an error naming this limit. 64 KiB holds any call but a big write; past 256 MiB one message would hold the
+   * process's memory hostage.
+   */
+  mcpMessageLimitBytes: z.number().int().min(MCP_MESSAGE_LIMIT_RANGE.min).max(MCP_MESSAGE_LIMIT_RANGE.max),
 })
 export type Settings = z.infer<typeof settingsSchema>
 export type SettingValue = boolean | string | number
@@ -25,6 +34,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   workspaceRail: true,
   cjkFormatting: DEFAULT_CJK_FORMATTING,
   reviewBacklogLimit: 20,
+  mcpMessageLimitBytes: 4 * 1024 * 1024,
 })
 
 /**

@@ -25,6 +25,10 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
         label: 'Unreviewed assistant edits allowed per document',
         hint: 'When this many of an assistant’s edits to one document are not yet reviewed, its next write is refused until you review them.',
       },
+      mcpMessageLimitBytes: {
+        label: 'Largest message an assistant may send, in bytes',
+        hint: 'A bigger request (usually a write of a very large document) is refused with an error naming this limit; 4194304 is 4 MiB.',
+      },
     },
   },
   {
