@@ -110,9 +110,13 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
       hooks,
       now,
       async close() {
-        await store.flush()
-        await documents.close()
-        await store.close()
+        try {
+          await store.flush()
+          await documents.close()
+        } finally {
+          // The data directory's lock is released whatever the disk did to the last snapshots.
+          await store.close()
+        }
       },
     }
   } catch (error) {

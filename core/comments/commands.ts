@@ -200,13 +200,14 @@ export class CommentCommands {
       },
     ])
     this.pending.set(docId, 'recording')
-    const settled = () => {}
+    // Settled either way, the document takes comment changes again: a change the log rolled back never happened.
+    const settled = () => {
+      if (this.pending.get(docId) !== undefined) this.pending.delete(docId)
+    }
     void enqueued.durable.then(() => {
       if (this.pending.get(docId) === 'recording') this.pending.set(docId, 'withdrawing')
       return withdrawal.durable
-    }).then(() => {
-      if (this.pending.get(docId) === 'withdrawing') this.pending.delete(docId)
-    }, settled)
+    }).then(settled, settled)
     throw new QuireError('JOURNAL_UNAVAILABLE', 'the journal did not record the comment change in time; nothing was changed')
   }
 }

@@ -107,7 +107,8 @@ export class DocumentRepository {
 
   /** Call after folding events into a live state: snapshots it once enough events have gathered. */
   noteApplied(state: DocumentState): void {
-    if (state.version - state.snapshotVersion >= this.snapshotEvery) void this.snapshot(state)
+    // A snapshot the disk refuses is only a lost optimisation (a full disk must not crash the process).
+    if (state.version - state.snapshotVersion >= this.snapshotEvery) this.snapshot(state).catch(() => {})
   }
 
   /**
@@ -121,7 +122,8 @@ export class DocumentRepository {
       const payload = state.encodeSnapshot()
       const { version, position } = state
       await this.store.flush()
-      if (this.store.isClosed || this.states.get(state.docId) !== state) return
+      // Everything folded into it must be on disk: a flush also settles appends that failed and were rolled back.
+      if (this.store.isClosed || this.states.get(state.docId) !== state || position > this.store.durableHeadPosition) return
       await this.store.saveSnapshot(DOCUMENTS_PROJECTION, state.docId, { position, payload })
       state.snapshotVersion = Math.max(state.snapshotVersion, version)
     } finally {
@@ -138,8 +140,11 @@ export class DocumentRepository {
 
   /** Snapshots what is loaded and releases it. */
   async close(): Promise<void> {
-    await this.snapshotAll()
-    for (const state of this.states.values()) state.destroy()
-    this.states.clear()
+    try {
+      await this.snapshotAll()
+    } finally {
+      for (const state of this.states.values()) state.destroy()
+      this.states.clear()
+    }
   }
 }

@@ -1,5 +1,6 @@
 import type { EventInput, EventLog, RecordedEvent } from '../log/eventLog.js'
 import type { ExpectedStreamVersion } from '../log/expectedVersion.js'
+import { QuireError } from '../errors.js'
 
 /**
  * One stream's share of an append: the events its owner decided on, the stream version the decision was made at
@@ -31,5 +32,17 @@ export async function appendFolded(log: EventLog, appends: readonly FoldingAppen
     appends[index]!.fold(appended.events)
     return appended.events
   })
-  return { recorded, durable: batch.durable }
+  return { recorded, durable: asJournalRefusal(batch.durable) }
+}
+
+/**
+ * The log's failure to write, as the refusal every caller of core understands (JOURNAL_UNAVAILABLE: nothing was
+ * changed, the log rolled the events back). Marked handled, like the log's own promise: nobody is obliged to wait.
+ */
+function asJournalRefusal(durable: Promise<void>): Promise<void> {
+  const refused = durable.catch((error: unknown) => {
+    throw new QuireError('JOURNAL_UNAVAILABLE', `the log could not record this change, so nothing was changed: ${(error as Error).message}`)
+  })
+  refused.catch(() => {})
+  return refused
 }

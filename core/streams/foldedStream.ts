@@ -63,7 +63,14 @@ export class FoldedStream<State> {
       if (events.length === 0) return undefined
       return (await appendFolded(log, [this.own(events), ...alongside])).durable
     })
-    await durable
+    try {
+      await durable
+    } catch (error) {
+      // The log could not write the events and rolled them back: the state folded them, so it is rebuilt from the
+      // log (in the stream's step, before the next decision) and the caller hears of the failure.
+      await this.steps.run(this.stream, () => this.load(log))
+      throw error
+    }
     return this.current
   }
 
