@@ -27,13 +27,43 @@ export function consoleAttributionRoutes(services: Services): Hono {
   return app
 }
 
+interface Scanned {
+  /** The stream version read up to. */
+  version: number
+  reviewedUpTo: number
+  /** The latest AI changes seen (trimmed), each with the position it landed at. */
+  changes: Array<AiChange & { position: number; inserted: IdRun[] }>
+  /** Journal entry → its change, for the bridge's follow-up (which comes right after the write it follows). */
+  byJournal: Map<number, AiChange & { inserted: IdRun[] }>
+}
+
+/** Documents scanned lately: the next request reads only what was appended since (a stream only grows). */
+const scanned = new Map<string, Scanned>()
+const MAX_SCANNED = 64
+
+/** One scan per document at a time: two at once would both read the same new events into its record. */
+const scanning = new Map<string, Promise<AiChange[]>>()
+
 async function aiChanges(services: Services, docId: string): Promise<AiChange[]> {
-  const changes: (AiChange & { position: number; inserted: IdRun[] })[] = []
-  const byJournal = new Map<number, AiChange & { inserted: IdRun[] }>()
-  let reviewedUpTo = -1
-  for await (const event of services.engine.store.readStream(documentStream(docId))) {
+  const before = scanning.get(docId) ?? Promise.resolve([])
+  const mine = before.catch(() => []).then(() => scan(services, docId))
+  scanning.set(docId, mine)
+  try {
+    return await mine
+  } finally {
+    if (scanning.get(docId) === mine) scanning.delete(docId)
+  }
+}
+
+async function scan(services: Services, docId: string): Promise<AiChange[]> {
+  const state: Scanned = scanned.get(docId) ?? { version: 0, reviewedUpTo: -1, changes: [], byJournal: new Map() }
+  scanned.delete(docId)
+  scanned.set(docId, state) // most recently used last
+  if (scanned.size > MAX_SCANNED) scanned.delete(scanned.keys().next().value!)
+  for await (const event of services.engine.store.readStream(documentStream(docId), { fromVersion: state.version + 1 })) {
+    state.version = event.streamVersion
     if (event.type === ReviewMarked.type) {
-      reviewedUpTo = Math.max(reviewedUpTo, dataOf(event, ReviewMarked).upToPosition)
+      state.reviewedUpTo = Math.max(state.reviewedUpTo, dataOf(event, ReviewMarked).upToPosition)
       continue
     }
     if (event.type !== DocumentChanged.type) continue
@@ -41,17 +71,18 @@ async function aiChanges(services: Services, docId: string): Promise<AiChange[]>
     const { actor } = event
     if (actor.kind === 'mcp') {
       const change = { principal: actor.principal, connection: actor.connection, at: event.at, revision: revisionToken(event.position), position: event.position, inserted: insertedRuns(data.update) }
-      changes.push(change)
-      if (data.journal !== undefined) byJournal.set(data.journal, change)
+      state.changes.push(change)
+      if (data.journal !== undefined) state.byJournal.set(data.journal, change)
     } else if (actor.kind === 'system' && data.journal !== undefined) {
       // The bridge's follow-up of an assistant's write: the same change, seen in the other type.
-      byJournal.get(data.journal)?.inserted.push(...insertedRuns(data.update))
+      state.byJournal.get(data.journal)?.inserted.push(...insertedRuns(data.update))
     }
   }
-  return changes
-    .filter((change) => change.position > reviewedUpTo && change.inserted.length > 0)
-    .slice(-MAX_CHANGES)
-    .map(({ position: _position, ...change }) => change)
+  const reviewedUpTo = state.reviewedUpTo
+  state.changes = state.changes.filter((change) => change.position > reviewedUpTo).slice(-MAX_CHANGES)
+  const kept = new Set(state.changes)
+  for (const [journal, change] of state.byJournal) if (!kept.has(change as (typeof state.changes)[number])) state.byJournal.delete(journal)
+  return state.changes.filter((change) => change.inserted.length > 0).map(({ position: _position, ...change }) => ({ ...change, inserted: [...change.inserted] }))
 }
 
 /** The runs of item ids an update inserts (its structs, without garbage-collected or skipped ranges). */
