@@ -135,6 +135,24 @@ describe('console file tree and file actions (Chromium)', () => {
     await eventually(() => page.locator(`.tab[data-tab-id="${tabId}"]`).count(), (count) => count === 0)
   })
 
+  it('closing a tab whose file another program changed under unsaved changes asks (DIVERGENT), and keeps the file', async () => {
+    const path = join(folder, 'drafts', 'renamed.md')
+    const tabId = (await tabs()).find((tab) => tab.filePath === path)!.id
+    await openTab(page, tabId, 'source')
+    await page.locator('.cm-content').click()
+    await page.keyboard.type('Unsaved words.')
+    await eventually(tabs, (now) => now.find((tab) => tab.id === tabId)?.dirty === true)
+    await writeFile(path, 'Written by another program.\n')
+    // The divergence banner says the disk changed: the core has marked the document diverged.
+    await page.locator('.divergence-banner .divergence').first().waitFor()
+    await page.locator(`.tab[data-tab-id="${tabId}"] .tab-close`).click()
+    await page.locator('.dialog').waitFor()
+    await expect(page.locator('.dialog-title').textContent()).resolves.toBe('Changed on disk')
+    await answer('discard')
+    await eventually(tabs, (now) => !now.some((tab) => tab.id === tabId))
+    await expect(readFile(path, 'utf8')).resolves.toBe('Written by another program.\n')
+  })
+
   it('a new untitled document, saved with Ctrl+S, asks where and writes a new file (no approval: it is the person\'s)', async () => {
     const before = new Set((await tabs()).map((tab) => tab.id))
     await page.locator('.file-new').click()
