@@ -125,13 +125,48 @@ describe('quire mcp attached to a daemon: a token that is not live', () => {
   })
 })
 
-/** A live token's `initialize` succeeds: the server's name, with the client then closed. */
-async function initializeLive(home: string, token: string): Promise<string | undefined> {
+describe('a token revoked while quire mcp uses it', () => {
+  it('embedded: quire mcp ends with status 1', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'quire-auth-revoke-'))
+    try {
+      const added = quire(home, 'agent', 'add', 'soon-revoked')
+      const { client, transport } = await connectStdio(home, added.stdout.trim())
+      expect((await client.callTool({ name: 'session', arguments: { action: 'get_state' } })).isError).not.toBe(true)
+      // The embedded quire mcp owns the directory: the revoke goes to it.
+      expect(quire(home, 'agent', 'revoke', 'soon-revoked').status).toBe(0)
+      expect(await transport.exited).toBe(1)
+    } finally {
+      await rm(home, { recursive: true, force: true })
+    }
+  })
+
+  it('attached: the next call is answered with the error, and quire mcp ends with status 1', async () => {
+    const daemon = await launchDaemon()
+    try {
+      const added = quire(daemon.home, 'agent', 'add', 'soon-revoked')
+      const { client, transport } = await connectStdio(daemon.home, added.stdout.trim())
+      expect((await client.callTool({ name: 'session', arguments: { action: 'get_state' } })).isError).not.toBe(true)
+      expect(quire(daemon.home, 'agent', 'revoke', 'soon-revoked').status).toBe(0)
+      await expect(client.callTool({ name: 'session', arguments: { action: 'get_state' } })).rejects.toThrow(BAD_TOKEN_ANSWER)
+      expect(await transport.exited).toBe(1)
+    } finally {
+      await daemon.stop()
+    }
+  })
+})
+
+async function connectStdio(home: string, token: string): Promise<{ client: Client; transport: ChildStdioTransport }> {
   const { QUIRE_HOME: _home, QUIRE_TOKEN: _token, ...inherited } = process.env
   const child = spawn(process.execPath, [CLI, '--home', home, 'mcp'], { env: { ...inherited, QUIRE_TOKEN: token }, stdio: ['pipe', 'pipe', 'pipe'] })
   const transport = new ChildStdioTransport(child)
   const client = new Client({ name: 'quire-auth-errors', version: '1.0.0' })
   await client.connect(transport)
+  return { client, transport }
+}
+
+/** A live token's `initialize` succeeds: the server's name, with the client then closed. */
+async function initializeLive(home: string, token: string): Promise<string | undefined> {
+  const { client, transport } = await connectStdio(home, token)
   const name = client.getServerVersion()?.name
   await client.close()
   expect(await transport.exited).toBe(0)

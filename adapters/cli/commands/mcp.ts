@@ -47,6 +47,7 @@ export async function mcpCommand(home: string, args: string[], log: (line: strin
     return attach(late)
   }
   let refused = false
+  let revoked = false
   try {
     const { services } = quire
     const agent = agentToken === undefined ? undefined : services.agents.authenticate(agentToken)
@@ -66,7 +67,8 @@ export async function mcpCommand(home: string, args: string[], log: (line: strin
       limit: () => services.settings.state.mcpMessageLimitBytes,
       onOversized: (message, limit) => void answerOversized(transport, message, limit, services.settings.state.mcpMessageLimitBytes, log),
     })
-    const closed = Promise.race([untilClosed(transport), stdinEnded(), ...(agent ? [untilRevoked(services.engine.views.agents, agent, log)] : [])])
+    const revocation = agent ? [untilRevoked(services.engine.views.agents, agent, log).then(() => (revoked = true))] : []
+    const closed = Promise.race([untilClosed(transport), stdinEnded(), ...revocation])
     await server.connect(transport)
     log(`quire mcp: serving ${home} embedded (HTTP for other clients at ${http.url})`)
     await closed
@@ -79,7 +81,8 @@ export async function mcpCommand(home: string, args: string[], log: (line: strin
       await answerFirstRequest((id) => unauthorizedAnswer(id, BAD_TOKEN))
     }
   }
-  return 0
+  // A token revoked while in use is a token failure too: the client's launcher sees it in the status.
+  return revoked ? 1 : 0
 }
 
 const BAD_TOKEN =
@@ -169,11 +172,19 @@ async function bridge(url: URL, token: string, owner: OwnerClient, log: (line: s
         sessionEnded()
         return
       }
+      if (status === 404 && (await tokenRefused(url, token))) {
+        log(`quire mcp: the token was revoked while in use: ${BAD_TOKEN}; exiting`)
+        exitCode = 1
+        await answer(message, (id) => unauthorizedAnswer(id, BAD_TOKEN))
+        sessionEnded()
+        return
+      }
       if (status === 404) {
-        // The daemon ended the session (its token was revoked, or it expired unused): nothing sent on it will be
-        // answered, so the bridge ends and the AI client sees its server go away.
-        log(`quire mcp: the daemon ended this MCP session (HTTP 404: revoked token or expired session); exiting`)
-        await answer(message, (id) => ({ jsonrpc: '2.0', id, error: { code: -32001, message: 'the daemon ended this MCP session (its token was revoked, or it expired unused): start `quire mcp` again' } }))
+        // The session expired unused, or the daemon restarted: nothing sent on it will be answered, so the bridge ends
+        // and the AI client sees its server go away.
+        const gone = 'the daemon no longer has this MCP session (it expired unused, or the daemon restarted): start `quire mcp` again'
+        log(`quire mcp: ${gone}; exiting`)
+        await answer(message, (id) => ({ jsonrpc: '2.0', id, error: { code: -32001, message: gone } }))
         sessionEnded()
         return
       }
@@ -191,6 +202,20 @@ async function bridge(url: URL, token: string, owner: OwnerClient, log: (line: s
   await closed
   await Promise.allSettled([http.close(), stdio.close()])
   return exitCode
+}
+
+/**
+ * Whether the daemon refuses `token` now. A GET without a session changes nothing: the token is checked first (401),
+ * then the daemon answers 400 (no session).
+ */
+async function tokenRefused(url: URL, token: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) })
+    await response.body?.cancel()
+    return response.status === 401 || response.status === 403
+  } catch {
+    return false
+  }
 }
 
 /** The daemon's MCP message limit now; the default when it cannot say (an older daemon). */
