@@ -148,6 +148,7 @@ describe('console file tree and file actions (Chromium)', () => {
     await page.locator(`.tab[data-tab-id="${tabId}"] .tab-close`).click()
     await page.locator('.dialog').waitFor()
     await expect(page.locator('.dialog-title').textContent()).resolves.toBe('Changed on disk')
+    await screenshot(page, 'files-close-divergent')
     await answer('discard')
     await eventually(tabs, (now) => !now.some((tab) => tab.id === tabId))
     await expect(readFile(path, 'utf8')).resolves.toBe('Written by another program.\n')

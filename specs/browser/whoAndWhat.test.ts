@@ -61,6 +61,8 @@ describe('console presence and attribution (Chromium)', () => {
 
     ok(await ai.call('document', { action: 'write', tabId, content: '# Plan\n\nShip by Thursday, with tests.\n', save: false }))
     await eventually(() => assistant.locator('.who-last').textContent().catch(() => ''), (text) => text?.startsWith('wrote plan') === true)
+    await eventually(() => page.locator('.who-editor').allTextContents(), (rows) => rows.some((row) => row.includes('WYSIWYG')))
+    await screenshot(page, 'who-is-here')
     await context.close()
     await eventually(() => page.locator('.who-editor').count(), (count) => count === 1)
   })
