@@ -105,6 +105,30 @@ export class DocumentRepository {
     return state
   }
 
+  /**
+   * The latest revision (a log position after `after`) at which the document's content hashed to `sha256`, found by
+   * folding its stream once; undefined when none did. At most `maxEvents` events past `after` are looked at, so a
+   * question about a long-unsaved document stays bounded.
+   */
+  async revisionWithHash(docId: string, sha256Hex: string, after: number, maxEvents = 20_000): Promise<number | undefined> {
+    const state = new DocumentState(docId)
+    let found: number | undefined
+    let looked = 0
+    let lastRevision = -1
+    try {
+      for await (const event of this.store.readStream(documentStream(docId))) {
+        state.apply(event)
+        if (event.position <= after || state.revisionPosition === lastRevision) continue
+        lastRevision = state.revisionPosition
+        if (state.contentHash === sha256Hex) found = state.revisionPosition
+        if (++looked >= maxEvents) break
+      }
+      return found
+    } finally {
+      state.destroy()
+    }
+  }
+
   /** Call after folding events into a live state: snapshots it once enough events have gathered. */
   noteApplied(state: DocumentState): void {
     // A snapshot the disk refuses is only a lost optimisation (a full disk must not crash the process).

@@ -1,7 +1,7 @@
 import { newId } from '../ids.js'
 import { dirname, sep } from 'node:path'
 import type { ApprovalCommands } from '../approvals/commands.js'
-import { DISK, type Actor } from '../events/actor.js'
+import { DISK, SYSTEM, type Actor } from '../events/actor.js'
 import type { Approval } from '../approvals/approvalsState.js'
 import type { DocumentCommands, SaveMark } from '../documents/commands.js'
 import type { EditorGuards } from '../edits/editorGuards.js'
@@ -319,7 +319,7 @@ export class FileCommands {
    * for a link must not read something outside into the document); the document is saved when the disk caught up
    * with it; a clean document follows the disk; one with unsaved changes is marked diverged until the person decides.
    */
-  async observeDiskChange(path: string, text: string, digest: string): Promise<'ignored' | 'out-of-scope' | 'caught-up' | 'reloaded' | 'diverged'> {
+  async observeDiskChange(path: string, text: string, digest: string): Promise<'ignored' | 'out-of-scope' | 'caught-up' | 'reloaded' | 'own-save' | 'diverged'> {
     const docId = this.workspace.state.documentsByPath.get(path)
     if (docId === undefined || this.workspace.state.tabsOfDocument(docId).length === 0) return 'ignored'
     const document = await this.documents.get(docId)
@@ -333,6 +333,13 @@ export class FileCommands {
     if (!document.dirty) {
       await this.documentCommands.replaceFromDisk(docId, content, path, DISK)
       return 'reloaded'
+    }
+    // A save killed between its rename and its record left the file holding a revision Quire itself was saving:
+    // that is Quire's own save (the document stays dirty if it moved on since), not another program's edit.
+    const ownSave = await this.documents.revisionWithHash(docId, digest, document.saved?.position ?? 0)
+    if (ownSave !== undefined) {
+      await this.documentCommands.recordSave(docId, { path, sha256: digest, length: content.length, revisionPosition: ownSave, reason: 'save' }, SYSTEM)
+      return 'own-save'
     }
     await this.documentCommands.markDiverged(docId, path, digest, content.length, DISK)
     return 'diverged'
