@@ -23,6 +23,17 @@ export type ApprovalCommand =
   | { readonly type: 'consume'; readonly approvalId: string; readonly actor: Actor; readonly now: number }
 
 /**
+ * The most requests one assistant (one principal, or one anonymous connection) may have waiting for the person at
+ * once: the person's Approvals panel stays readable and a runaway client cannot grow the stream without bound (issue
+ * 11, finding 10). A request lapses after five minutes, which frees its place.
+ */
+export const MAX_PENDING_APPROVALS = 16
+
+/** Who asks: an authenticated assistant by its principal, an anonymous one by its connection. */
+const askerOf = (request: { readonly principal: string | null; readonly connection: string }): string =>
+  request.principal !== null ? `principal:${request.principal}` : `connection:${request.connection}`
+
+/**
  * The approvals stream's decide. A request is raised unless the connection already has one for exactly this action
  * that is waiting, approved or denied (a denial stands until the person approves); the person decides a request
  * while it is unused and unexpired (deny, then approve, is allowed); an approval is consumed once, while approved.
@@ -33,6 +44,13 @@ export function decideApprovals(command: ApprovalCommand, state: ApprovalsState)
       const existing = findApproval(state, command.kind, command.subject, command.connection)
       const status = existing ? approvalStatus(existing, command.now) : undefined
       if (status === 'approved' || status === 'pending' || status === 'denied') return []
+      const asker = askerOf(command)
+      const waiting = [...state.values()].filter((approval) => askerOf(approval) === asker && approvalStatus(approval, command.now) === 'pending').length
+      if (waiting >= MAX_PENDING_APPROVALS) {
+        throw new QuireError('RESOURCE_EXHAUSTED', `${waiting} requests of this assistant already wait for the person; wait for them to decide (or for the requests to lapse) before asking again`, {
+          limit: MAX_PENDING_APPROVALS,
+        })
+      }
       const { approvalId, kind, subject, connection, principal } = command
       return [{ type: 'approval.requested', actor: command.actor, data: { approvalId, kind, subject, connection, principal } }]
     }

@@ -120,6 +120,12 @@ export class FileCommands {
     const existingTab = [...this.workspace.state.tabs.values()].find((tab) => tab.windowLabel === window.label && tab.path === path)
     if (existingTab) return { tabId: existingTab.tabId, workspaceInstanceId: existingTab.instanceId, activationChanged: false, workspaceSwitched: false }
 
+    const instanceId = this.instanceContaining(path, window.activeInstanceId, window.label)
+    const tabId = newId('tab')
+    const openTab = (docId: string) =>
+      ({ type: 'open-tab', tabId, docId, windowLabel: window.label, instanceId, path, active: false, actor: caller.actor }) as const
+    // Refused before a document is made or reloaded for it (an assistant at its tab limit).
+    decideWorkspace(openTab(''), this.workspace.state)
     let docId = this.workspace.state.documentsByPath.get(path)
     const known = docId === undefined ? undefined : await this.documents.get(docId)
     if (known && docId !== undefined) {
@@ -135,11 +141,8 @@ export class FileCommands {
         })
       ).docId
     }
-    const instanceId = this.instanceContaining(path, window.activeInstanceId, window.label)
-    const tabId = newId('tab')
-    await this.workspace.handle(this.store, (state) =>
-      decideWorkspace({ type: 'open-tab', tabId, docId: docId!, windowLabel: window.label, instanceId, path, active: false, actor: caller.actor }, state),
-    )
+    const opened = docId
+    await this.workspace.handle(this.store, (state) => decideWorkspace(openTab(opened), state))
     return { tabId, workspaceInstanceId: instanceId, activationChanged: false, workspaceSwitched: false }
   }
 

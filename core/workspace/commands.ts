@@ -48,14 +48,15 @@ export class WorkspaceCommands {
 
   /** A new untitled tab, current in its window (WS.NEW.1–3). */
   async newTab(kind: DocumentKind, windowLabel: string | undefined, caller: Caller): Promise<{ tabId: string; docId: string }> {
-    resolveWindow(this.view.state, windowLabel)
+    const tabId = newId('tab')
+    const openTab = (docId: string) =>
+      ({ type: 'open-tab', tabId, docId, windowLabel, instanceId: 'window-active', path: null, active: true, actor: caller.actor }) as const
+    // Refused before a document is made for it (an unknown window, an assistant at its tab limit).
+    decideWorkspace(openTab(''), this.view.state)
     const { docId } = await this.documentCommands.create({
       kind, content: '', path: null, title: titleOfPath(null), origin: 'untitled', actor: caller.actor,
     })
-    const tabId = newId('tab')
-    await this.view.handle(this.store, (state) =>
-      decideWorkspace({ type: 'open-tab', tabId, docId, windowLabel, instanceId: 'window-active', path: null, active: true, actor: caller.actor }, state),
-    )
+    await this.view.handle(this.store, (state) => decideWorkspace(openTab(docId), state))
     return { tabId, docId }
   }
 

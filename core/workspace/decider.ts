@@ -1,4 +1,5 @@
 import type { Actor } from '../events/actor.js'
+import { QuireError } from '../errors.js'
 import type { EventInput } from '../log/eventLog.js'
 import { isVisible, resolveTab, resolveWindow } from './tabs.js'
 import type { WorkspaceState } from './workspaceState.js'
@@ -39,6 +40,12 @@ export type WorkspaceCommand =
       readonly actor: Actor
     }
 
+/**
+ * The most tabs one assistant keeps open at once: enough for any real session, and a bound on what a runaway client
+ * can make every start-up fold (issue 11, finding 10). The person's own tabs are not counted.
+ */
+export const MAX_TABS_PER_AGENT = 200
+
 /** Why a close decided to close nothing (WS.CLOSE.2–5). */
 export type CloseRefusal = 'DIRTY' | 'DIVERGENT' | 'PINNED'
 
@@ -48,6 +55,14 @@ export function decideWorkspace(command: WorkspaceCommand, state: WorkspaceState
   switch (command.type) {
     case 'open-tab': {
       const window = resolveWindow(state, command.windowLabel)
+      if (actor.kind === 'mcp') {
+        const open = [...state.tabs.values()].filter((tab) => tab.openedBy === actor.principal).length
+        if (open >= MAX_TABS_PER_AGENT) {
+          throw new QuireError('RESOURCE_EXHAUSTED', `${actor.principal} has ${open} tabs open, the most one assistant may keep; close some (workspace.close) and open again`, {
+            limit: MAX_TABS_PER_AGENT,
+          })
+        }
+      }
       const instanceId = command.instanceId === 'window-active' ? window.activeInstanceId : command.instanceId
       const { tabId, docId, path, active } = command
       return [{ type: 'tab.opened', actor, data: { tabId, docId, windowLabel: window.label, instanceId, path, active } }]

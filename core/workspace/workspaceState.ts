@@ -10,6 +10,8 @@ export interface TabState {
   readonly instanceId: string | null
   readonly path: string | null
   readonly pinned: boolean
+  /** The assistant (principal) that opened the tab, or null when the person or the system did: caps count by it. */
+  readonly openedBy: string | null
 }
 
 export interface WindowState {
@@ -94,7 +96,10 @@ export class WorkspaceState {
       }
       case TabOpened.type: {
         const data = dataOf(event, TabOpened)
-        const tab: TabState = { tabId: data.tabId, docId: data.docId, windowLabel: data.windowLabel, instanceId: data.instanceId, path: data.path, pinned: false }
+        const tab: TabState = {
+          tabId: data.tabId, docId: data.docId, windowLabel: data.windowLabel, instanceId: data.instanceId, path: data.path, pinned: false,
+          openedBy: event.actor.kind === 'mcp' ? event.actor.principal : null,
+        }
         const windows = new Map(this.windows)
         const window = windows.get(tab.windowLabel) ?? { label: tab.windowLabel, tabIds: [], activeTabId: null, activeInstanceId: null }
         windows.set(tab.windowLabel, { ...window, tabIds: [...window.tabIds, tab.tabId] })

@@ -53,3 +53,16 @@ describe('the approvals decider (APPR.1)', () => {
     approvals.given([requested()]).when({ type: 'consume', approvalId: 'ap-1', actor: agent, now: at }).thenRefuses('APPROVAL_REQUIRED')
   })
 })
+
+describe('the approvals decider bounds what waits for the person (issue 11, finding 10)', () => {
+  it('given 16 requests of one assistant waiting, when it asks for a 17th, then RESOURCE_EXHAUSTED; another assistant still may ask', () => {
+    const waiting = Array.from({ length: 16 }, (_, index) => ({
+      type: 'approval.requested', actor: agent, data: { approvalId: `ap-${index}`, kind: 'save_as', subject: `/w/${index}.md`, connection: `c${index}`, principal: 'claude' },
+    }))
+    approvals.given(waiting, at).when({ ...request('ap-99', 'c99'), subject: '/w/new.md' }).thenRefuses('RESOURCE_EXHAUSTED', /wait for them to decide/)
+    approvals.given(waiting, at).when({ ...request('ap-99', 'c99'), subject: '/w/new.md', principal: 'other' })
+      .then([{ type: 'approval.requested', actor: agent, data: { approvalId: 'ap-99', kind: 'save_as', subject: '/w/new.md', connection: 'c99', principal: 'other' } }])
+    approvals.given(waiting, at).when({ ...request('ap-99', 'c99'), subject: '/w/new.md', now: at + APPROVAL_LIFETIME_MS + 1 })
+      .then([{ type: 'approval.requested', actor: agent, data: { approvalId: 'ap-99', kind: 'save_as', subject: '/w/new.md', connection: 'c99', principal: 'claude' } }])
+  })
+})

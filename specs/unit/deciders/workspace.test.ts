@@ -67,3 +67,14 @@ describe('the workspace decider', () => {
     workspace.given(history).when({ type: 'pin', tabId: 'a', pinned: false, actor: USER }).then([{ type: 'tab.pinned', actor: USER, data: { tabId: 'a', pinned: false } }])
   })
 })
+
+describe('the workspace decider bounds an assistant\'s tabs (issue 11, finding 10)', () => {
+  it('given 200 tabs claude opened, when claude opens one more, then RESOURCE_EXHAUSTED; the person and other assistants still may', () => {
+    const opened = Array.from({ length: 200 }, (_, index) => tabOpened(`t${index}`))
+    const open = (actor: Actor) => ({ type: 'open-tab', tabId: 'next', docId: 'doc-next', windowLabel: undefined, instanceId: null, path: null, active: false, actor }) as const
+    workspace.given(opened).when(open(agent)).thenRefuses('RESOURCE_EXHAUSTED', /close some/)
+    workspace.given(opened).when(open(USER)).then([{ type: 'tab.opened', actor: USER, data: { tabId: 'next', docId: 'doc-next', windowLabel: 'main', instanceId: null, path: null, active: false } }])
+    const other: Actor = { kind: 'mcp', principal: 'other', connection: 'c2' }
+    workspace.given(opened).when(open(other)).then([{ type: 'tab.opened', actor: other, data: { tabId: 'next', docId: 'doc-next', windowLabel: 'main', instanceId: null, path: null, active: false } }])
+  })
+})
