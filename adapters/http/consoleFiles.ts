@@ -1,8 +1,10 @@
 import { basename } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Hono, type Context } from 'hono'
+import * as Y from 'yjs'
 import { z } from 'zod'
 import { USER } from '../../core/events/actor.js'
-import { isQuireError } from '../../core/errors.js'
+import { isQuireError, QuireError } from '../../core/errors.js'
 import type { Caller } from '../../core/workspace/commands.js'
 import type { Services } from '../host/services.js'
 import type { ConsoleError } from './consoleApi.js'
@@ -19,7 +21,16 @@ const openBody = z.strictObject({ path: z.string().min(1), window })
 const createBody = z.strictObject({ path: z.string().min(1), type: z.enum(['file', 'directory']), window })
 const renameBody = z.strictObject({ from: z.string().min(1), to: z.string().min(1) })
 const newBody = z.strictObject({ kind: z.enum(['markdown', 'yaml-workflow']).optional(), window })
-const saveAsBody = z.strictObject({ path: z.string().min(1) })
+/** What the person's editor held when they saved (`Y.encodeStateVector`, base64): the save waits for it to arrive. */
+const stateVector = z.string().max(65_536).optional()
+const saveBody = z.strictObject({ stateVector })
+const saveAsBody = z.strictObject({ path: z.string().min(1), stateVector })
+
+/**
+ * How long a save waits for the editor's last keystrokes to reach the daemon: they travel on the collaboration
+ * socket, the save on another connection, and a save that overtook them would write the text without them.
+ */
+const CATCH_UP_MS = 3000
 const closeBody = z.strictObject({ force: z.boolean().optional() })
 
 /**
@@ -74,6 +85,8 @@ export function consoleFileRoutes(services: Services): Hono {
   })
 
   app.post('/tabs/:tabId/save', async (c) => {
+    const body = await parsed(c, saveBody, '{"stateVector"?: "base64"}')
+    await caughtUp(services, c.req.param('tabId'), body.stateVector)
     const saved = await services.files.save(c.req.param('tabId'), PERSON)
     return c.json<FilesSaved>({ filePath: saved.filePath, revision: saved.revision })
   })
@@ -81,6 +94,7 @@ export function consoleFileRoutes(services: Services): Hono {
   app.post('/tabs/:tabId/save-as', async (c) => {
     const body = await parsed(c, saveAsBody, '{"path": "/absolute/file"}')
     const tabId = c.req.param('tabId')
+    await caughtUp(services, tabId, body.stateVector)
     const saved = await services.files.saveAs(tabId, body.path, PERSON)
     const filePath = services.engine.views.workspace.state.tabs.get(tabId)?.path ?? body.path
     return c.json<FilesSaved>({ filePath, revision: saved.revision })
@@ -95,6 +109,29 @@ export function consoleFileRoutes(services: Services): Hono {
 }
 
 class BadBody extends Error {}
+
+/** Waits until the daemon's copy of the tab's document holds every change `encoded` (a state vector) names. */
+async function caughtUp(services: Services, tabId: string, encoded: string | undefined): Promise<void> {
+  const tab = services.engine.views.workspace.state.tabs.get(tabId)
+  if (encoded === undefined || !tab) return
+  let wanted: Map<number, number>
+  try {
+    wanted = Y.decodeStateVector(Buffer.from(encoded, 'base64'))
+  } catch {
+    throw new BadBody('stateVector is not a base64 Yjs state vector')
+  }
+  const deadline = Date.now() + CATCH_UP_MS
+  for (;;) {
+    const document = await services.engine.documents.get(tab.docId)
+    if (!document) return
+    const have = Y.decodeStateVector(Y.encodeStateVector(document.ydoc))
+    if ([...wanted].every(([client, clock]) => (have.get(client) ?? 0) >= clock)) return
+    if (Date.now() > deadline) {
+      throw new QuireError('STALE', "the editor's last changes have not reached the daemon yet, so nothing was saved; save again in a moment")
+    }
+    await sleep(20)
+  }
+}
 
 async function parsed<T>(c: Context, schema: z.ZodType<T>, expected: string): Promise<T> {
   const body = schema.safeParse(await c.req.json().catch(() => ({})))

@@ -9,9 +9,13 @@
  *   POST /console/api/files/create {path, type, window?} → FilesCreated (a file is opened and made current)
  *   POST /console/api/files/rename {from, to}           → FilesRenamed
  *   POST /console/api/tabs/new     {kind?, window?}     → FilesOpened   (a new untitled document, current)
- *   POST /console/api/tabs/:tabId/save                  → FilesSaved
- *   POST /console/api/tabs/:tabId/save-as {path}        → FilesSaved
+ *   POST /console/api/tabs/:tabId/save    {stateVector?} → FilesSaved
+ *   POST /console/api/tabs/:tabId/save-as {path, stateVector?} → FilesSaved
  *   POST /console/api/tabs/:tabId/close   {force?}      → FilesClosed   (refusals are answers, not errors)
+ *
+ * `stateVector` is what the person's editor held when they saved (`Y.encodeStateVector` of its document, base64):
+ * their last keystrokes travel on the collaboration socket and may not have arrived yet, so the save waits (up to
+ * 3 s, then STALE) until the daemon's copy holds them.
  *
  * Paths are absolute; every one goes through the core's path scope. Errors are `{error, message}`: 404 NOT_FOUND or
  * INVALID_TAB, 409 ALREADY_EXISTS or STALE, 400 otherwise (INVALID_PATH, INVALID_ARGUMENT).

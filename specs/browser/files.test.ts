@@ -80,6 +80,13 @@ describe('console file tree and file actions (Chromium)', () => {
     await page.keyboard.press('Control+s')
     await eventually(() => readFile(path, 'utf8'), (text) => text === '# Notes\n\nFirst line.\nTyped here.\n')
     await eventually(tabs, (now) => now.find((tab) => tab.id === tabId)?.dirty === false)
+    // Saved straight after typing: the save waits for the keystrokes still on their way to the daemon.
+    await page.keyboard.type('At once.')
+    await page.keyboard.press('Control+s')
+    await eventually(() => readFile(path, 'utf8'), (text) => text === '# Notes\n\nFirst line.\nTyped here.\nAt once.')
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('Control+s')
+    await eventually(() => readFile(path, 'utf8'), (text) => text === '# Notes\n\nFirst line.\nTyped here.\nAt once.\n')
     await eventually(() => row(path).getAttribute('class'), (name) => name?.includes('active') === true)
     await screenshot(page, 'files-tree')
   })
@@ -131,7 +138,7 @@ describe('console file tree and file actions (Chromium)', () => {
     await page.locator(`.tab[data-tab-id="${tabId}"] .tab-close`).click()
     await answer('discard')
     await eventually(tabs, (now) => !now.some((tab) => tab.id === tabId))
-    await expect(readFile(path, 'utf8')).resolves.toBe('# Notes\n\nFirst line.\nTyped here.\n')
+    await expect(readFile(path, 'utf8')).resolves.toBe('# Notes\n\nFirst line.\nTyped here.\nAt once.\n')
     await eventually(() => page.locator(`.tab[data-tab-id="${tabId}"]`).count(), (count) => count === 0)
   })
 

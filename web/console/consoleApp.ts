@@ -1,3 +1,4 @@
+import * as Y from 'yjs'
 import type { ConsoleState, ConsoleTab, ConsoleWindow } from '../../adapters/http/consoleApi.js'
 import { UnauthorizedError, type ConsoleApi } from './api.js'
 import { DocumentSession } from './documentSession.js'
@@ -53,6 +54,11 @@ export class ConsoleApp {
     this.files = mountFiles(shell, {
       window: () => this.currentWindow()?.label ?? 'main',
       activeTab: () => this.activeTab(),
+      editorState: (tabId) => {
+        const session = this.session
+        if (session?.tab.tabId !== tabId) return null
+        return btoa(String.fromCharCode(...Y.encodeStateVector(session.ydoc)))
+      },
       refresh: () => void this.refresh(),
     })
     const who = new WhoIsHere(() => this.session?.ydoc.clientID ?? null)

@@ -29,12 +29,13 @@ export class FilesApi {
     return consoleRequest('POST', '/console/api/tabs/new', { window })
   }
 
-  save(tabId: string): Promise<FilesSaved> {
-    return consoleRequest('POST', `/console/api/tabs/${encodeURIComponent(tabId)}/save`, {})
+  /** `stateVector`: what the person's editor holds now, which the save waits for (see consoleFilesApi.ts). */
+  save(tabId: string, stateVector: string | null): Promise<FilesSaved> {
+    return consoleRequest('POST', `/console/api/tabs/${encodeURIComponent(tabId)}/save`, stateVector === null ? {} : { stateVector })
   }
 
-  saveAs(tabId: string, path: string): Promise<FilesSaved> {
-    return consoleRequest('POST', `/console/api/tabs/${encodeURIComponent(tabId)}/save-as`, { path })
+  saveAs(tabId: string, path: string, stateVector: string | null): Promise<FilesSaved> {
+    return consoleRequest('POST', `/console/api/tabs/${encodeURIComponent(tabId)}/save-as`, { path, ...(stateVector === null ? {} : { stateVector }) })
   }
 
   close(tabId: string, force: boolean): Promise<FilesClosed> {

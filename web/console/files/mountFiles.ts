@@ -8,6 +8,8 @@ import { TabActions } from './tabActions.js'
 export interface FilesHost {
   window(): string
   activeTab(): ConsoleTab | null
+  /** What the editor showing this tab holds now (a base64 Yjs state vector), null when none here shows it. */
+  editorState(tabId: string): string | null
   refresh(): void
 }
 
@@ -36,6 +38,7 @@ export function mountFiles(shell: Pick<Shell, 'modeSwitch' | 'tabStrip' | 'edito
   const actions = new TabActions(api, {
     window: host.window,
     activeTab: host.activeTab,
+    editorState: host.editorState,
     suggestedFolder: () => tree.firstRoot(),
     refresh: host.refresh,
     report,

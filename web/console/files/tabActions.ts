@@ -6,6 +6,8 @@ export interface TabActionsHost {
   window(): string
   /** The tab the window shows. */
   activeTab(): ConsoleTab | null
+  /** What the editor showing this tab holds now (a base64 Yjs state vector), null when no editor here shows it. */
+  editorState(tabId: string): string | null
   /** A folder to suggest for an untitled document's first save (the first workspace). */
   suggestedFolder(): string | null
   refresh(): void
@@ -24,6 +26,8 @@ export class TabActions {
   ) {
     document.addEventListener('keydown', (event) => {
       if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's') {
+        // While a question is open, the answer comes first.
+        if (document.querySelector('.dialog-backdrop')) return event.preventDefault()
         // The browser's own "save page" is never what the person means here.
         event.preventDefault()
         void (event.shiftKey ? this.saveAs() : this.save())
@@ -42,7 +46,7 @@ export class TabActions {
     if (!tab) return false
     if (tab.path === null) return this.saveAs(tab)
     return this.attempt(async () => {
-      await this.api.save(tab.tabId)
+      await this.api.save(tab.tabId, this.host.editorState(tab.tabId))
       this.host.refresh()
     })
   }
@@ -59,7 +63,7 @@ export class TabActions {
     })
     if (answer.choice !== 'save' || answer.text.trim() === '') return false
     return this.attempt(async () => {
-      await this.api.saveAs(tab.tabId, answer.text.trim())
+      await this.api.saveAs(tab.tabId, answer.text.trim(), this.host.editorState(tab.tabId))
       this.host.refresh()
     })
   }
