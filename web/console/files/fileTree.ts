@@ -37,6 +37,7 @@ export class FileTree {
   private selectedFolder: string | null = null
   private rendered = ''
   private timer: ReturnType<typeof setTimeout> | undefined
+  private started = false
 
   constructor(
     private readonly api: FilesApi,
@@ -64,6 +65,9 @@ export class FileTree {
   /** Reads the roots and every folder on screen, then redraws if anything changed. */
   async poll(): Promise<void> {
     clearTimeout(this.timer)
+    // Signed out: the page replaced the console, and nothing is left to show.
+    if (this.started && !this.element.isConnected) return
+    this.started = true
     try {
       const { roots } = await this.api.roots()
       this.roots = roots

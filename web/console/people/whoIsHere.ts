@@ -27,6 +27,8 @@ export class WhoIsHere {
   }
 
   private async poll(): Promise<void> {
+    // Signed out: the page replaced the console, and nothing is left to show.
+    if (this.rendered !== '' && !this.element.isConnected) return
     try {
       this.render(await consoleRequest<ConsolePresence>('GET', '/console/api/presence'))
     } catch {
