@@ -93,6 +93,16 @@ describe('console presence and attribution (Chromium)', () => {
     await page.locator('.editor-host .ai-change').first().hover()
     await eventually(() => page.locator('.mark-tip').textContent(), (shown) => shown === rich[0]!.title)
     await screenshot(page, 'attribution-wysiwyg')
+
+    // Reviewed is no longer recent: the person's "Mark all reviewed" takes the marks away.
+    const docId = (await consoleEditor(page))!.docId
+    const reviewed = await fetch(`${rig.daemon.url}/console/api/docs/${docId}/review`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${rig.daemon.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ upToRevision: (ok(await ai.call('document', { action: 'read', tabId })) as { revision: string }).revision }),
+    })
+    expect(reviewed.status).toBe(200)
+    await eventually(() => marks('.ai-change'), (found) => found.length === 0)
   })
 
   it('marks a comment\'s anchored text while the Comments sidebar shows its open thread, in both editors', async () => {

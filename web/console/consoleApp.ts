@@ -161,6 +161,7 @@ export class ConsoleApp {
     const session = this.session
     if (session && tab && session.tab.tabId === tab.tabId && session.windowLabel === windowLabel) {
       session.updateTab(tab)
+      session.highlights.logSeen(`${tab.revision}@${this.state?.head}`)
       return
     }
     // Detached first: closing a session reports its connection going offline, which re-renders.
@@ -171,6 +172,7 @@ export class ConsoleApp {
       return
     }
     this.session = new DocumentSession(tab, windowLabel, this.shell.editorHost, () => this.render())
+    this.session.highlights.logSeen(`${tab.revision}@${this.state?.head}`)
   }
 
   private renderModeSwitch(): void {

@@ -45,7 +45,6 @@ export class DocumentSession {
   ) {
     this.kind = tab.kind
     this.highlights = new Highlighter(this.ydoc, tab.docId, () => this.editor)
-    this.highlights.revisionSeen(tab.revision)
     const remembered = sessionStorage.getItem(MODE_KEY(tab.tabId))
     const modes = modesOf(tab.kind)
     this.mode = modes.find((mode) => mode === remembered) ?? modes[0]!
@@ -88,7 +87,6 @@ export class DocumentSession {
 
   /** The tab's kind can change (YAML written into an untitled tab): a workflow falls back to source mode. */
   updateTab(tab: ConsoleTab): void {
-    this.highlights.revisionSeen(tab.revision)
     if (tab.kind === this.kind) return
     this.kind = tab.kind
     if (!modesOf(tab.kind).includes(this.mode)) this.switchMode('source')

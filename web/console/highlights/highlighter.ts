@@ -17,14 +17,14 @@ const decode = (base64: string): Y.RelativePosition => Y.decodeRelativePosition(
 /**
  * What the open editor marks in its text: the assistants' recent (unreviewed) changes, each with who made it, when
  * and the revision it made (on hover), and the anchored text of the comment threads the Comments sidebar shows.
- * Changes are fetched when the document's revision moves; all marks are placed again, in the editor's own copy of
+ * Changes are fetched when the log moves; all marks are placed again, in the editor's own copy of
  * the document, whenever it changes (a moment after, so a burst of typing places them once).
  */
 export class Highlighter {
   private changes: readonly AiChange[] = []
   private anchors: readonly Anchor[] = []
   private activeComment: string | null = null
-  private revision: string | null | undefined
+  private seen: string | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private destroyed = false
   private readonly onUpdate = () => this.schedule()
@@ -37,10 +37,13 @@ export class Highlighter {
     ydoc.on('update', this.onUpdate)
   }
 
-  /** The document's revision as the console's state reports it: a new one may bring a new AI change. */
-  revisionSeen(revision: string | null): void {
-    if (revision === this.revision) return
-    this.revision = revision
+  /**
+   * The log has moved (`revision@head` from the console's state): a new revision may bring an AI change, and a
+   * review mark (which changes no revision) takes marks away. The server reads only what is new each time.
+   */
+  logSeen(key: string): void {
+    if (key === this.seen) return
+    this.seen = key
     void this.fetch()
   }
 
