@@ -33,11 +33,15 @@ export class ApprovalCommands {
   async gate(kind: ApprovalKind, subject: string, connection: string, principal: string | null, actor: Actor): Promise<Gate> {
     const approvalId = newId('ap')
     const now = this.now()
-    const state = await this.view.handle(this.store, (current) =>
-      decideApprovals({ type: 'request', approvalId, kind, subject, connection, principal, actor, now }, current),
-    )
+    let deniedBefore = false
+    const state = await this.view.handle(this.store, (current) => {
+      const newest = findApproval(current, kind, subject, connection)
+      deniedBefore = newest !== undefined && approvalStatus(newest, now) === 'denied'
+      return decideApprovals({ type: 'request', approvalId, kind, subject, connection, principal, actor, now }, current)
+    })
     const raised = state.get(approvalId)
-    if (raised) return { status: 'requested', approval: raised }
+    // After a denial the call still fails, and asks the person again with a new request (the denial stays decided).
+    if (raised) return { status: deniedBefore ? 'denied' : 'requested', approval: raised }
     const existing = findApproval(state, kind, subject, connection)!
     const status = approvalStatus(existing, now)
     return status === 'approved' ? { status: 'granted', approval: existing } : { status: status as 'pending' | 'denied', approval: existing }
@@ -51,7 +55,7 @@ export class ApprovalCommands {
     return this.view.own(decideApprovals({ type: 'consume', approvalId: approval.approvalId, actor, now: this.now() }, this.view.state))
   }
 
-  /** The person's decision. Deciding again is allowed while the approval is unused (deny, then approve). */
+  /** The person's decision. An approval may be denied while unused; a denial is final (a new request asks again). */
   async decide(approvalId: string, decision: 'approved' | 'denied', actor: Actor): Promise<ApprovalView> {
     const state = await this.view.handle(this.store, (current) => decideApprovals({ type: 'decide', approvalId, decision, actor, now: this.now() }, current))
     return this.describe(state.get(approvalId)!)

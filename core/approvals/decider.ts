@@ -35,15 +35,16 @@ const askerOf = (request: { readonly principal: string | null; readonly connecti
 
 /**
  * The approvals stream's decide. A request is raised unless the connection already has one for exactly this action
- * that is waiting, approved or denied (a denial stands until the person approves); the person decides a request
- * while it is unused and unexpired (deny, then approve, is allowed); an approval is consumed once, while approved.
+ * that is waiting or approved; after a denial the next call raises a new one (the caller still answers "denied");
+ * the person decides a request while it is unused, unexpired and not denied (a denial is final, issue 12 item 8;
+ * an approval may still be denied before it is used); an approval is consumed once, while approved.
  */
 export function decideApprovals(command: ApprovalCommand, state: ApprovalsState): EventInput[] {
   switch (command.type) {
     case 'request': {
       const existing = findApproval(state, command.kind, command.subject, command.connection)
       const status = existing ? approvalStatus(existing, command.now) : undefined
-      if (status === 'approved' || status === 'pending' || status === 'denied') return []
+      if (status === 'approved' || status === 'pending') return []
       const asker = askerOf(command)
       const waiting = [...state.values()].filter((approval) => askerOf(approval) === asker && approvalStatus(approval, command.now) === 'pending').length
       if (waiting >= MAX_PENDING_APPROVALS) {
@@ -60,6 +61,9 @@ export function decideApprovals(command: ApprovalCommand, state: ApprovalsState)
       const status = approvalStatus(approval, command.now)
       if (status === 'consumed' || status === 'expired') {
         throw new QuireError('INVALID_ARGUMENT', `approval ${command.approvalId} is ${status}; the assistant must ask again`)
+      }
+      if (status === 'denied') {
+        throw new QuireError('INVALID_ARGUMENT', `approval ${command.approvalId} was denied, and a denial stays decided; when the assistant asks again, a new request will ask you`)
       }
       return [{ type: 'approval.decided', actor: command.actor, data: { approvalId: command.approvalId, decision: command.decision } }]
     }

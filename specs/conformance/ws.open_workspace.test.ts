@@ -145,7 +145,13 @@ describe.each<Transport>(TRANSPORTS)('workspace.open_workspace over %s', (transp
       expect(result.isError, `retry ${attempt} after a denial: ${result.text}`).toBe(true)
       await expectNotOpened(r.session, f, shown)
     }
-    await decide(r.home, 'approve', request!.id)
+    // A denial stays decided (issue 12 item 8: the CLI cannot approve it); the retry asked the person again with a
+    // new request, and approving that one is "approved again".
+    const refused = await cli(r.home, 'approvals', 'approve', request!.id)
+    expect(refused.code).not.toBe(0)
+    const renewed = (await requestsFor(f)).find((entry) => entry.status === 'pending')
+    expect(renewed).toBeDefined()
+    await decide(r.home, 'approve', renewed!.id)
     ok(await call(r.session, f))
     await expectOpened(r.session, f, shown)
   })

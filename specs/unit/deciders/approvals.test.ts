@@ -20,10 +20,13 @@ describe('the approvals decider (APPR.1)', () => {
     approvals.given([]).when(request()).then([requested()])
   })
 
-  it('given a waiting, approved or denied request of this connection, when it asks again, then nothing new is raised', () => {
+  it('given a waiting or approved request of this connection, when it asks again, then nothing new is raised', () => {
     approvals.given([requested()]).when(request('ap-2')).then([])
     approvals.given([requested(), decided('approved')]).when(request('ap-2')).then([])
-    approvals.given([requested(), decided('denied')]).when(request('ap-2')).then([])
+  })
+
+  it('given a denied request, when the connection asks again, then a new request asks the person (the denial stays decided)', () => {
+    approvals.given([requested(), decided('denied')]).when(request('ap-2')).then([requested('ap-2')])
   })
 
   it('given another connection\'s request, when this connection asks, then it gets its own', () => {
@@ -34,9 +37,13 @@ describe('the approvals decider (APPR.1)', () => {
     approvals.given([requested()], at).when({ ...request('ap-2'), now: at + APPROVAL_LIFETIME_MS + 1 }).then([requested('ap-2')])
   })
 
-  it('given a waiting request, when the person decides, then approval.decided; deny then approve is allowed', () => {
+  it('given a waiting request, when the person decides, then approval.decided; an unused approval may still be denied', () => {
     approvals.given([requested()]).when({ type: 'decide', approvalId: 'ap-1', decision: 'approved', actor: USER, now: at }).then([decided('approved')])
-    approvals.given([requested(), decided('denied')]).when({ type: 'decide', approvalId: 'ap-1', decision: 'approved', actor: USER, now: at }).then([decided('approved')])
+    approvals.given([requested(), decided('approved')]).when({ type: 'decide', approvalId: 'ap-1', decision: 'denied', actor: USER, now: at }).then([decided('denied')])
+  })
+
+  it('given a denied request, when the person (or the CLI) approves it, then it is refused: a denial stays decided (issue 12 item 8)', () => {
+    approvals.given([requested(), decided('denied')]).when({ type: 'decide', approvalId: 'ap-1', decision: 'approved', actor: USER, now: at }).thenRefuses('INVALID_ARGUMENT', /stays decided/)
   })
 
   it('given a consumed or expired approval, when the person decides, then it is refused; an unknown one is NOT_FOUND', () => {

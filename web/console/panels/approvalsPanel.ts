@@ -10,7 +10,7 @@ const ASKS = {
 const STATUS_WORDS = {
   pending: 'waiting for you',
   approved: 'approved, not used yet',
-  denied: 'denied',
+  denied: 'denied — a denial stays decided; if the assistant asks again, you are asked anew',
   consumed: 'approved and used',
   expired: 'expired unused',
 } as const
