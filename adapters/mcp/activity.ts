@@ -18,6 +18,8 @@ export interface ConnectionActivity {
 /** Tools whose calls are about one tab's document; and the actions of theirs that only look. */
 const TAB_TOOLS = new Set(['document', 'workflow', 'selection', 'comments'])
 const LOOKING = new Set(['read', 'get', 'list', 'validate'])
+/** How many ended connections are remembered (ids are random: one is never reused). */
+const MAX_ENDED = 1024
 
 /**
  * A read leaves nothing in the log, so who looked at what lives here, in memory, for the console's "who is here":
@@ -26,6 +28,8 @@ const LOOKING = new Set(['read', 'get', 'list', 'validate'])
  */
 export class McpActivity {
   private readonly connections = new Map<string, ConnectionActivity>()
+  /** Connections that ended lately: a call still finishing on one must not bring it back. */
+  private readonly ended = new Set<string>()
 
   opened(connection: string, principal: string | null, at = Date.now()): void {
     if (!this.connections.has(connection)) this.connections.set(connection, { connection, principal, since: at, lastCall: null, lastTab: null })
@@ -33,6 +37,8 @@ export class McpActivity {
 
   closed(connection: string): void {
     this.connections.delete(connection)
+    this.ended.add(connection)
+    if (this.ended.size > MAX_ENDED) this.ended.delete(this.ended.values().next().value!)
   }
 
   /**
@@ -40,6 +46,7 @@ export class McpActivity {
    * core resolves it); a call that names no tab and finds none leaves the last tab as it was.
    */
   called(caller: Caller, services: Services, tool: string, args: Record<string, unknown> | undefined, at = Date.now()): void {
+    if (this.ended.has(caller.connection)) return
     const known = this.connections.get(caller.connection)
     // A connection not opened over HTTP (stdio, in-process): it is here as long as it calls.
     const current = known ?? { connection: caller.connection, principal: caller.principal, since: at, lastCall: null, lastTab: null }

@@ -45,5 +45,8 @@ describe('MCP activity', () => {
     expect(activity.list()[0]!.lastTab).toEqual({ tabId: b, op: 'write', at: 3000 })
     activity.closed('mcp-1')
     expect(activity.list()).toEqual([])
+    // A call that was still running when its connection ended does not bring it back.
+    activity.called(CLAUDE, services, 'document', { action: 'read', tabId: a }, 6000)
+    expect(activity.list()).toEqual([])
   })
 })
