@@ -61,7 +61,13 @@ export class ConsoleApp {
       },
       refresh: () => void this.refresh(),
     })
-    const who = new WhoIsHere(() => this.session?.ydoc.clientID ?? null)
+    const who = new WhoIsHere(
+      () => this.session?.ydoc.clientID ?? null,
+      (label) => {
+        shell.windowSelect.value = label
+        shell.windowSelect.dispatchEvent(new Event('change'))
+      },
+    )
     this.files.tree.element.append(who.element)
     who.start()
     showMarkTips(shell.editorHost)

@@ -20,7 +20,11 @@ export class WhoIsHere {
   readonly element = h('section', { className: 'who', attrs: { 'aria-label': 'Who is here' } })
   private rendered = ''
 
-  constructor(private readonly ownClientId: () => number | null) {}
+  constructor(
+    private readonly ownClientId: () => number | null,
+    /** Shows another window of the person's in this page (a click on its row). */
+    private readonly showWindow: (label: string) => void,
+  ) {}
 
   start(): void {
     void this.poll()
@@ -71,8 +75,13 @@ export class WhoIsHere {
 
   private editorRow(editor: PresenceEditor, self: boolean): HTMLElement {
     return h(
-      'div',
-      { className: `who-editor${self ? ' self' : ''}`, attrs: { 'data-window': editor.window, 'data-tab-id': editor.tab.tabId } },
+      'button',
+      {
+        className: `who-editor${self ? ' self' : ''}`,
+        title: self ? 'This page' : `Show window ${editor.window} here`,
+        attrs: { type: 'button', 'data-window': editor.window, 'data-tab-id': editor.tab.tabId },
+        onClick: () => this.showWindow(editor.window),
+      },
       h('span', { className: 'who-name', text: editor.window }),
       h('span', { className: 'who-detail', text: ` ${editor.tab.title} · ${editor.mode === 'wysiwyg' ? 'WYSIWYG' : 'source'}${editor.focused ? ' · focused' : ''}${self ? ' · this page' : ''}` }),
     )
