@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import * as Y from 'yjs'
 import { openEngine, type Engine } from '../core/engine.js'
-import type { EventInput } from '../core/log/eventStore.js'
+import type { EventInput } from '../core/log/eventLog.js'
 import {
   fmtInt, fmtMs, fmtRate, fmtRatio, now, percentile, printTable, settle, sized, withTempDir,
   type Benchmark, type RunOptions, type TargetResult,

@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent } from '../../core/log/eventStore.js'
+import type { EventLog, RecordedEvent } from '../../core/log/eventLog.js'
 import { DOCUMENT_STREAM_PREFIX, docIdOfStream } from '../../core/documents/events.js'
 
 /** Called for each content event of a document, once it is durable, in log order. */
@@ -19,7 +19,7 @@ export class LogFanout {
   private readonly unsubscribe: () => void
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: EventLog,
     private readonly deliver: DeliverUpdate,
   ) {
     // From the head: no room is open yet, so nothing before it concerns anyone. Live delivery starts here.

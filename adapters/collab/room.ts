@@ -1,6 +1,6 @@
 import * as Y from 'yjs'
 import * as awarenessProtocol from 'y-protocols/awareness'
-import type { RecordedEvent } from '../../core/log/eventStore.js'
+import type { RecordedEvent } from '../../core/log/eventLog.js'
 import { presenceOf } from '../../core/presence/editorPresence.js'
 import type { PresenceRegistry } from '../../core/presence/presenceRegistry.js'
 import { CollabConnection } from './connection.js'

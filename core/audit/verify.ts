@@ -1,7 +1,7 @@
 import * as Y from 'yjs'
 import type { DocumentRepository } from '../documents/documentRepository.js'
 import type { EventLog } from '../log/eventLog.js'
-import type { IntegrityReport } from '../log/eventStore.js'
+import type { IntegrityReport } from '../log/eventLog.js'
 import type { DocumentState } from '../documents/documentState.js'
 
 export interface DocumentMismatch {

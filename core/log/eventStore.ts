@@ -26,17 +26,6 @@ import * as keys from './keys.js'
 import { decodeChunk, encodeChunk, RecordDecodeError, varUintSize, writeVarUintAt, type StoredEvent } from './record.js'
 import { probeSpace } from './spaceProbe.js'
 
-// Until every caller imports these from eventLog.ts.
-export type {
-  AppendOptions,
-  EventInput,
-  IntegrityReport,
-  QuarantinedRecord,
-  RecordedEvent,
-  Snapshot,
-  StreamAppend,
-  StreamHead,
-} from './eventLog.js'
 
 /** LevelDB only: what `enqueue` and `enqueueAtomic` return for one stream. */
 export interface EnqueuedAppend extends Omit<AppendedStream, 'stream'> {

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../log/eventStore.js'
+import type { RecordedEvent } from '../log/eventLog.js'
 import { dataOf } from '../events/schema.js'
 import { DocumentRetargeted, TabActivated, TabClosed, TabOpened, TabPinned, WindowFocusRequested, WindowOpened, WorkspaceClosed, WorkspaceOpened } from './events.js'
 import { MAIN_WINDOW } from './events.js'

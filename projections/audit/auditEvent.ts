@@ -1,6 +1,6 @@
 import type { Engine } from '../../core/engine.js'
 import { describeActor, type Actor } from '../../core/events/actor.js'
-import type { RecordedEvent } from '../../core/log/eventStore.js'
+import type { RecordedEvent } from '../../core/log/eventLog.js'
 
 /** An event as the audit shows it: JSON-safe (bytes become `{"base64": ...}`), with a one-line summary. */
 export interface AuditEvent {

@@ -3,7 +3,7 @@ import { createHash, randomInt } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { openEngine } from '../../core/engine.js'
 import { positionOfRevision } from '../../core/documents/revision.js'
-import type { RecordedEvent } from '../../core/log/eventStore.js'
+import type { RecordedEvent } from '../../core/log/eventLog.js'
 import { onStdoutLines, runCli, supportScript } from '../support/cli.js'
 import { useTempHomes } from '../support/tempHome.js'
 

@@ -7,7 +7,7 @@ import { documentTimeline, type AiWriteEntry } from '../../projections/history/h
 import { openEngine, type Engine } from '../../core/engine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
-import type { RecordedEvent } from '../../core/log/eventStore.js'
+import type { RecordedEvent } from '../../core/log/eventLog.js'
 import { ReviewBacklog } from '../../core/review/backlog.js'
 import { ReviewCommands } from '../../core/review/commands.js'
 import { restoreRevision } from '../../core/review/restore.js'

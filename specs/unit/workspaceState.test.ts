@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RecordedEvent } from '../../core/log/eventStore.js'
+import type { RecordedEvent } from '../../core/log/eventLog.js'
 import { APPROVAL_LIFETIME_MS } from '../../core/approvals/events.js'
 import { approvalStatus, evolveApprovals, findApproval, initialApprovals } from '../../core/approvals/approvalsState.js'
 import { WorkspaceState } from '../../core/workspace/workspaceState.js'
