@@ -2,7 +2,7 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import { USER } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
-import { resolveDocument } from '../../core/documents/resolve.js'
+import { resolveDocument } from '../../core/audit/resolve.js'
 import type { Services } from '../host/services.js'
 
 const target = { doc: z.string().min(1), cwd: z.string().optional() }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { resolveDocument } from '../../../core/documents/resolve.js'
+import { resolveDocument } from '../../../core/audit/resolve.js'
 import { USER } from '../../../core/events/actor.js'
 import type { ThreadView } from '../../../core/comments/views.js'
 import { openQuire } from '../../host/quire.js'

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util'
 import type { Engine } from '../../../core/engine.js'
 import { USER } from '../../../core/events/actor.js'
 import { documentKinds, type DocumentKind } from '../../../core/documents/events.js'
-import { resolveDocument } from '../../../core/documents/resolve.js'
+import { resolveDocument } from '../../../core/audit/resolve.js'
 import { UsageError } from '../usage.js'
 
 /**
