@@ -8,10 +8,12 @@ export const USAGE = `usage: quire [--home DIR] <command> [options]
 The data directory is --home DIR, else $QUIRE_HOME, else $XDG_DATA_HOME/quire (~/.local/share/quire).
 
 commands:
-  status                  (the default) the data directory and what its log holds
+  status                  (the default) the data directory, which process owns it (pid, address, a console
+                          link) or that none runs, and what its log holds
   serve [--port N] [--workspace DIR]...
                           run the daemon: owns the data directory, serves MCP (Streamable HTTP) at
-                          http://127.0.0.1:PORT/mcp; writes PORT:TOKEN to the 0600 file DIR/port
+                          http://127.0.0.1:PORT/mcp; writes PORT:TOKEN to the 0600 file DIR/port. Without
+                          --port it takes the previous run's port again, or a free one when that is taken
   mcp [--workspace DIR]...
                           MCP over stdio for an AI client: attaches to the running daemon, else runs the core
                           embedded; QUIRE_TOKEN (from \`agent add\`) names the agent

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { open, readFile, rename, rm } from 'node:fs/promises'
+import { open, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
 /**
@@ -26,6 +26,24 @@ export async function writePortFile(home: string, contents: PortFile): Promise<v
     await handle.close()
   }
   await rename(temp, path)
+  // Outlives the port file (removed when the server closes), so the next daemon can take the same port again.
+  await writeFile(lastPortPath(home), `${contents.port}\n`)
+}
+
+/** The port the last server on this directory listened on (no secret: the token stays in the port file). */
+export const lastPortPath = (home: string): string => join(home, 'last-port')
+
+/**
+ * The port a new daemon tries first, so the console's address and clients configured with it keep working across
+ * restarts: the port file's (left behind by a server that was killed), else the last port any server here used.
+ */
+export async function previousPort(home: string): Promise<number | undefined> {
+  const fromPortFile = await readPortFile(home)
+  if (fromPortFile) return fromPortFile.port
+  const text = await readFile(lastPortPath(home), 'utf8').catch(() => '')
+  const match = /^(\d{1,5})\s*$/.exec(text)
+  const port = match ? Number(match[1]) : 0
+  return port > 0 && port < 65_536 ? port : undefined
 }
 
 export async function readPortFile(home: string): Promise<PortFile | undefined> {

@@ -5,13 +5,14 @@ import { openWorkspaceAsPerson } from '../../../core/workspace/commands.js'
 import { startHttpServer } from '../../http/daemon.js'
 import { removeStaleTempsIn } from '../../fs/staleTemps.js'
 import { openQuire } from '../../host/quire.js'
+import { listenForServe } from '../previousPort.js'
 import { UsageError } from '../usage.js'
 
 /** `quire serve`: the daemon. Owns the data directory and serves MCP over HTTP on 127.0.0.1 until stopped. */
 export async function serveCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
   const { values } = parseArgs({ args, options: { port: { type: 'string' }, workspace: { type: 'string', multiple: true } } })
-  const port = values.port === undefined ? 0 : Number(values.port)
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port takes a port number, not ${values.port}`)
+  const port = values.port === undefined ? undefined : Number(values.port)
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port takes a port number, not ${values.port}`)
   const quire = await openQuire(home)
   try {
     for (const folder of values.workspace ?? []) {
@@ -21,7 +22,7 @@ export async function serveCommand(home: string, args: string[], out: (line: str
     const { state } = quire.services.engine.views.workspace
     const paths = [...state.documentsByPath.keys(), ...[...state.tabs.values()].flatMap((tab) => (tab.path === null ? [] : [tab.path]))]
     await removeStaleTempsIn(paths.map((path) => dirname(path)))
-    const http = await startHttpServer(quire.services, { port })
+    const http = await listenForServe(home, port, (chosen) => startHttpServer(quire.services, { port: chosen }))
     out(`quire serving ${home} on ${http.url} (MCP at ${http.url}/mcp); the port file holds the access token`)
     // A one-time link: the token itself is never printed (it would stay in scrollback and service logs).
     out(`console: ${http.consoleLink}`)
