@@ -1,0 +1,564 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { BrowserError } from './errors.js'
+import { extractArticle, type SiteReader } from './extract.js'
+import { PageSession } from './pageSession.js'
+import { redactUrl } from './url.js'
+import { BUILTIN_SITE_READERS } from './wikipediaReader.js'
+import type { ConsoleEntry } from './consoleRing.js'
+
+/**
+ * The embedded browser of one daemon: one Chromium process, started on first use and stopped after an idle period;
+ * one non-persistent context per principal (the Sandbox posture's separate AI cookie store, BR.GEN.11); AI-owned tabs
+ * with ids, a navigation `generation`, loading state and title. Every URL it returns is redacted (BR.GEN.3).
+ *
+ * Authorization (grants, approvals, attachments) is not here: the MCP layer decides, the engine only does.
+ */
+
+export const TAB_LIMIT = 8
+export const MAX_WAIT_MS = 9_000
+export const READ_NODE_CAP = 2_000
+export const READ_NAME_CAP = 200
+export const QUERY_ELEMENT_CAP = 50
+export const QUERY_TEXT_CAP = 500
+export const EXTRACT_HTML_CAP = 2_000_000
+export const SCREENSHOT_MAX_QUALITY = 80
+const READ_WALK_CAP = 100_000
+const NAVIGATION_LIMIT_MS = 60_000
+const POLL_MS = 100
+
+export interface EngineOptions {
+  readonly executablePath?: string
+  /** How long the browser may go without a call before it is stopped (its tabs are then reported closed). */
+  readonly idleMs?: number
+  readonly siteReaders?: readonly SiteReader[]
+}
+
+export type TabCloseReason = 'closed' | 'closed-by-page' | 'crashed' | 'browser-crashed' | 'idle' | 'engine-stopped'
+
+export type EngineEvent =
+  | { readonly type: 'browser-started' }
+  | { readonly type: 'browser-stopped'; readonly reason: 'idle' | 'crashed' | 'engine-stopped' }
+  | { readonly type: 'tab-opened'; readonly principal: string; readonly tabId: string }
+  | { readonly type: 'tab-navigated'; readonly principal: string; readonly tabId: string; readonly url: string; readonly generation: number }
+  | { readonly type: 'tab-closed'; readonly principal: string; readonly tabId: string; readonly reason: TabCloseReason }
+
+export interface TabState {
+  readonly tabId: string
+  readonly url: string
+  readonly title: string
+  readonly loading: boolean
+  readonly generation: number
+}
+
+export type NavigationOutcome =
+  | { readonly status: 'loaded'; readonly navigationId: string; readonly tabId: string; readonly url: string; readonly title: string; readonly generation: number }
+  | { readonly status: 'failed'; readonly navigationId: string; readonly tabId: string; readonly url: string; readonly error: string }
+
+/** What `open`, `navigate` and `wait` answer: a failure or a supersession is thrown as its token instead. */
+export type LoadedNavigation = Extract<NavigationOutcome, { readonly status: 'loaded' }>
+
+export interface SnapshotNode {
+  readonly role: string
+  readonly name: string
+  readonly ref: string
+  readonly level?: number
+  readonly checked?: boolean | 'mixed'
+  readonly disabled?: true
+  readonly upload?: true
+}
+
+export interface ReadResult {
+  readonly url: string
+  readonly generation: number
+  readonly snapshot: readonly SnapshotNode[]
+  readonly truncated?: true
+  readonly unreachable?: number
+}
+
+export interface QueryFields {
+  readonly attributes?: boolean
+  readonly box?: boolean
+  readonly styles?: readonly string[]
+}
+export interface QueryElement {
+  readonly ref: string
+  readonly tag: string
+  readonly text: string
+  readonly attributes?: Readonly<Record<string, string>>
+  readonly box?: { readonly x: number; readonly y: number; readonly width: number; readonly height: number }
+  readonly styles?: Readonly<Record<string, string>>
+}
+export interface QueryResult {
+  readonly url: string
+  readonly count: number
+  readonly elements: readonly QueryElement[]
+  readonly truncated?: true
+}
+
+export interface ExtractResult {
+  readonly title: string
+  readonly byline: string | null
+  readonly url: string
+  readonly markdown: string
+  readonly textLength: number
+  readonly truncated: boolean
+}
+
+export type WaitCondition =
+  | { readonly ref: string }
+  | { readonly role: string; readonly name?: string }
+  | { readonly text: string }
+  | { readonly urlContains: string }
+
+interface Ticket {
+  readonly id: string
+  outcome: NavigationOutcome | 'superseded' | undefined
+  readonly settled: Promise<void>
+  settle(outcome: NavigationOutcome | 'superseded'): void
+}
+
+interface Tab {
+  readonly id: string
+  readonly principal: string
+  readonly page: Page
+  readonly session: PageSession
+  generation: number
+  tickets: Ticket[]
+  closing: boolean
+}
+
+const LAUNCH_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-first-run',
+]
+
+/** A ref as handed out: the document-local handle plus the generation it was read in (`e5` of generation 2 → `e5g2`). */
+function publicRef(localRef: string, generation: number): string {
+  return `${localRef}g${generation}`
+}
+
+function checkTimeout(timeoutMs: number | undefined): number {
+  if (timeoutMs === undefined) return MAX_WAIT_MS
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_WAIT_MS) {
+    throw new BrowserError('INVALID_ARGUMENT', `timeoutMs must be an integer from 1 to ${MAX_WAIT_MS}`)
+  }
+  return timeoutMs
+}
+
+function checkUrl(raw: string): string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new BrowserError('INVALID_URL', 'not an absolute URL')
+  }
+  // file:, chrome: and the like would reach the machine itself, not the web.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BrowserError('INVALID_URL', `only http and https pages can be opened, not ${url.protocol}`)
+  return url.href
+}
+
+function later<T>(ms: number): Promise<T | 'timeout'> {
+  return new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref())
+}
+
+export class BrowserEngine {
+  readonly #options: EngineOptions
+  #browser: Promise<Browser> | undefined
+  readonly #contexts = new Map<string, Promise<BrowserContext>>()
+  readonly #tabs = new Map<string, Tab>()
+  readonly #listeners = new Set<(event: EngineEvent) => void>()
+  #nextTab = 0
+  #nextNavigation = 0
+  #idleTimer: NodeJS.Timeout | undefined
+  #busy = 0
+  #stopping = false
+
+  constructor(options: EngineOptions = {}) {
+    this.#options = options
+  }
+
+  /** Subscribes to what happens to the browser and its tabs (for the `browser` event stream); returns the unsubscriber. */
+  onEvent(listener: (event: EngineEvent) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #emit(event: EngineEvent): void {
+    for (const listener of this.#listeners) listener(event)
+  }
+
+  get running(): boolean {
+    return this.#browser !== undefined
+  }
+
+  /** Restarts the idle countdown; it runs only while no call is in flight and a browser is up. */
+  #touch(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer)
+    this.#idleTimer = undefined
+    if (this.#busy > 0 || !this.#browser) return
+    this.#idleTimer = setTimeout(() => void this.#shutdown('idle'), this.#options.idleMs ?? 10 * 60_000)
+    this.#idleTimer.unref()
+  }
+
+  async #use<T>(work: () => Promise<T>): Promise<T> {
+    this.#busy++
+    this.#touch()
+    try {
+      return await work()
+    } finally {
+      this.#busy--
+      this.#touch()
+    }
+  }
+
+  async #ensureBrowser(): Promise<Browser> {
+    if (this.#browser) return this.#browser
+    const launching = chromium.launch({
+      executablePath: this.#options.executablePath ?? '/usr/bin/chromium', headless: true, args: LAUNCH_ARGS,
+    })
+    this.#browser = launching
+    let browser: Browser
+    try {
+      browser = await launching
+    } catch (error) {
+      this.#browser = undefined
+      throw new BrowserError('BROWSER_UNAVAILABLE', `Chromium did not start: ${(error as Error).message.split('\n', 1)[0]}`)
+    }
+    browser.on('disconnected', () => {
+      // A disconnect we did not ask for is a crash: its tabs are gone, the next call starts a new browser.
+      if (this.#browser !== launching || this.#stopping) return
+      this.#forget('browser-crashed')
+      this.#emit({ type: 'browser-stopped', reason: 'crashed' })
+    })
+    this.#emit({ type: 'browser-started' })
+    return browser
+  }
+
+  #forget(reason: TabCloseReason): void {
+    this.#browser = undefined
+    this.#contexts.clear()
+    const tabs = [...this.#tabs.values()]
+    this.#tabs.clear()
+    for (const tab of tabs) {
+      for (const ticket of tab.tickets) ticket.settle({ status: 'failed', navigationId: ticket.id, tabId: tab.id, url: '', error: 'the tab was closed' })
+      this.#emit({ type: 'tab-closed', principal: tab.principal, tabId: tab.id, reason })
+    }
+  }
+
+  async #shutdown(reason: 'idle' | 'engine-stopped'): Promise<void> {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer)
+    const pending = this.#browser
+    if (!pending) return
+    this.#stopping = true
+    this.#forget(reason)
+    try {
+      const browser = await pending.catch(() => undefined)
+      await browser?.close()
+    } finally {
+      this.#stopping = false
+    }
+    this.#emit({ type: 'browser-stopped', reason })
+  }
+
+  /** Stops the browser (the daemon is shutting down); the next call would start a new one. */
+  async stop(): Promise<void> {
+    await this.#shutdown('engine-stopped')
+  }
+
+  async #contextFor(principal: string): Promise<BrowserContext> {
+    const browser = await this.#ensureBrowser()
+    let context = this.#contexts.get(principal)
+    if (!context) {
+      context = browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: false, serviceWorkers: 'block' })
+        .then((created) => {
+          // Popups are never shown (BR.ACT.15): the opener's session records the URL it asked for.
+          created.on('page', (page) => {
+            if (![...this.#tabs.values()].some((tab) => tab.page === page)) void page.opener().then((opener) => opener && page.close())
+          })
+          return created
+        })
+      this.#contexts.set(principal, context)
+    }
+    return context
+  }
+
+  #tab(principal: string, tabId: string): Tab {
+    const tab = this.#tabs.get(tabId)
+    // Another principal's tab is reported missing, not forbidden: its existence is not theirs to learn.
+    if (!tab || tab.principal !== principal || tab.closing) throw new BrowserError('TAB_NOT_FOUND', `no tab ${tabId}`)
+    return tab
+  }
+
+  tabsOf(principal: string): Promise<TabState[]> {
+    return this.#use(() => Promise.all([...this.#tabs.values()].filter((tab) => tab.principal === principal && !tab.closing).map((tab) => this.#state(tab))))
+  }
+
+  async tabState(principal: string, tabId: string): Promise<TabState> {
+    return this.#use(async () => {
+      return this.#state(this.#tab(principal, tabId))
+    })
+  }
+
+  async #state(tab: Tab): Promise<TabState> {
+    const title = await tab.session.title().catch(() => '')
+    return { tabId: tab.id, url: redactUrl(tab.page.url()), title, loading: tab.session.loading, generation: tab.generation }
+  }
+
+  /** The URLs the tab's page tried to open as popups since the last call; the popups themselves were closed. */
+  takePopups(principal: string, tabId: string): string[] {
+    return this.#tab(principal, tabId).session.takePopups().map(redactUrl)
+  }
+
+  /** Opens an AI-owned tab and loads `url` in it (BR.OPEN.1, BR.OPEN.2); the 9th tab of a principal is refused (BR.OPEN.7). */
+  async open(principal: string, url: string, options: { timeoutMs?: number } = {}): Promise<LoadedNavigation> {
+    return this.#use(async () => {
+      const target = checkUrl(url)
+      const timeoutMs = checkTimeout(options.timeoutMs)
+      if ([...this.#tabs.values()].filter((tab) => tab.principal === principal && !tab.closing).length >= TAB_LIMIT) {
+        throw new BrowserError('TAB_LIMIT', `at most ${TAB_LIMIT} AI tabs may be open at once; close one first`)
+      }
+      const context = await this.#contextFor(principal)
+      const page = await context.newPage()
+      const session = await PageSession.attach(page)
+      const tab: Tab = { id: `tab-${++this.#nextTab}`, principal, page, session, generation: 0, tickets: [], closing: false }
+      this.#tabs.set(tab.id, tab)
+      page.on('framenavigated', (frame) => {
+        if (frame !== page.mainFrame()) return
+        tab.generation++
+        this.#emit({ type: 'tab-navigated', principal, tabId: tab.id, url: redactUrl(frame.url()), generation: tab.generation })
+      })
+      // A page also closes when its browser dies; 'disconnected' comes right after, in the same turn, and names the
+      // real reason, so the page's own close is looked at once that turn is over.
+      page.on('close', () => setImmediate(() => this.#dropTab(tab, tab.closing ? 'closed' : 'closed-by-page')))
+      page.on('crash', () => {
+        this.#dropTab(tab, 'crashed')
+        void page.close().catch(() => undefined)
+      })
+      this.#emit({ type: 'tab-opened', principal, tabId: tab.id })
+      return this.#navigate(tab, target, timeoutMs)
+    })
+  }
+
+  /** Navigates an AI-owned tab (BR.NAVIGATE.1); the result is the ticket's outcome, or TIMEOUT carrying it (BR.NAVIGATE.3). */
+  async navigate(principal: string, tabId: string, url: string, options: { timeoutMs?: number } = {}): Promise<LoadedNavigation> {
+    return this.#use(async () => {
+      const target = checkUrl(url)
+      const timeoutMs = checkTimeout(options.timeoutMs)
+      return this.#navigate(this.#tab(principal, tabId), target, timeoutMs)
+    })
+  }
+
+  #dropTab(tab: Tab, reason: TabCloseReason): void {
+    if (this.#tabs.get(tab.id) !== tab) return
+    this.#tabs.delete(tab.id)
+    for (const ticket of tab.tickets) ticket.settle({ status: 'failed', navigationId: ticket.id, tabId: tab.id, url: '', error: 'the tab was closed' })
+    void tab.session.detach()
+    this.#emit({ type: 'tab-closed', principal: tab.principal, tabId: tab.id, reason })
+  }
+
+  async #navigate(tab: Tab, url: string, timeoutMs: number): Promise<LoadedNavigation> {
+    for (const earlier of tab.tickets) earlier.settle('superseded')
+    let settle!: (outcome: NavigationOutcome | 'superseded') => void
+    const settled = new Promise<void>((resolve) => {
+      settle = (outcome) => {
+        if (ticket.outcome !== undefined) return
+        ticket.outcome = outcome
+        resolve()
+      }
+    })
+    const ticket: Ticket = { id: `nav-${++this.#nextNavigation}`, outcome: undefined, settled, settle: (outcome) => settle(outcome) }
+    tab.tickets = [...tab.tickets.slice(-15), ticket]
+    tab.page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_LIMIT_MS }).then(
+      async () => {
+        const title = await tab.session.title().catch(() => '')
+        ticket.settle({ status: 'loaded', navigationId: ticket.id, tabId: tab.id, url: redactUrl(tab.page.url()), title, generation: tab.generation })
+      },
+      (error: Error) => {
+        ticket.settle({ status: 'failed', navigationId: ticket.id, tabId: tab.id, url: redactUrl(url), error: error.message.split('\n', 1)[0] ?? 'navigation failed' })
+      },
+    )
+    return this.#awaitTicket(tab, ticket, timeoutMs)
+  }
+
+  async #awaitTicket(tab: Tab, ticket: Ticket, timeoutMs: number): Promise<LoadedNavigation> {
+    if ((await Promise.race([ticket.settled, later<void>(timeoutMs)])) === 'timeout') {
+      throw new BrowserError('TIMEOUT', `the navigation did not finish within ${timeoutMs} ms; wait on its ticket`, { tabId: tab.id, navigationId: ticket.id })
+    }
+    const outcome = ticket.outcome
+    if (outcome === 'superseded') {
+      throw new BrowserError('NAVIGATION_SUPERSEDED', 'a later navigation replaced this one', { tabId: tab.id, navigationId: ticket.id })
+    }
+    if (outcome === undefined) throw new Error('a settled ticket has an outcome')
+    if (outcome.status === 'failed') throw new BrowserError('NAVIGATION_FAILED', outcome.error, { tabId: tab.id, navigationId: ticket.id })
+    return outcome
+  }
+
+  /** The buffered outcome of a navigation ticket, by default the tab's latest (BRR.WAIT.1, BRR.WAIT.5); starts nothing. */
+  async wait(principal: string, tabId: string, options: { navigationId?: string; timeoutMs?: number } = {}): Promise<LoadedNavigation> {
+    return this.#use(async () => {
+      const timeoutMs = checkTimeout(options.timeoutMs)
+      const tab = this.#tab(principal, tabId)
+      const ticket = options.navigationId === undefined ? tab.tickets.at(-1) : tab.tickets.find((t) => t.id === options.navigationId)
+      if (!ticket) throw new BrowserError('NAVIGATION_NOT_FOUND', options.navigationId === undefined ? 'this tab has no navigation to wait on' : `no navigation ${options.navigationId} on this tab`)
+      return this.#awaitTicket(tab, ticket, timeoutMs)
+    })
+  }
+
+  /** Closes an AI-owned tab (BR.CLOSE.1, BR.CLOSE.4). */
+  async close(principal: string, tabId: string): Promise<{ tabId: string; closed: true; destroyed: true }> {
+    return this.#use(async () => {
+      const tab = this.#tab(principal, tabId)
+      tab.closing = true
+      await tab.page.close()
+      this.#dropTab(tab, 'closed')
+      return { tabId, closed: true, destroyed: true }
+    })
+  }
+
+  /** The ARIA-oriented read (BRR.READ.1–7). Refs carry the generation they were read in. */
+  async read(principal: string, tabId: string): Promise<ReadResult> {
+    return this.#use(async () => {
+      const tab = this.#tab(principal, tabId)
+      for (let attempt = 0; ; attempt++) {
+        const generation = tab.generation
+        const page = await tab.session.evaluate<{ snapshot: SnapshotNode[]; truncated: boolean; unreachableFrames: number }>(
+          `__quireAgent.read(${JSON.stringify({ nodeCap: READ_NODE_CAP, nameCap: READ_NAME_CAP, walkCap: READ_WALK_CAP })})`,
+        )
+        const closedRoots = await tab.session.closedShadowRoots()
+        // A navigation that committed while reading leaves refs of a document that is gone: read the new one.
+        if (generation !== tab.generation && attempt < 2) continue
+        const unreachable = page.unreachableFrames + closedRoots
+        return {
+          url: redactUrl(tab.page.url()),
+          generation,
+          snapshot: page.snapshot.map((node) => ({ ...node, ref: publicRef(node.ref, generation) })),
+          ...(page.truncated ? { truncated: true as const } : {}),
+          ...(unreachable > 0 ? { unreachable } : {}),
+        }
+      }
+    })
+  }
+
+  /** The document-local handle of a ref, or a refusal when it belongs to an older generation of the tab. */
+  #localRef(tab: Tab, ref: string): string {
+    const match = /^(e\d+)g(\d+)$/.exec(ref)
+    if (!match) throw new BrowserError('INVALID_ARGUMENT', `${JSON.stringify(ref)} is not a ref from a read`)
+    if (Number(match[2]) !== tab.generation) {
+      throw new BrowserError('STALE_REF', 'the page navigated since this ref was read; read it again', { generation: tab.generation })
+    }
+    return match[1]!
+  }
+
+  /** What a ref names now: its role, name and tag; REF_NOT_FOUND once the element left the document. */
+  async describeRef(principal: string, tabId: string, ref: string): Promise<{ role: string | null; name: string; tag: string }> {
+    return this.#use(async () => {
+      const tab = this.#tab(principal, tabId)
+      const local = this.#localRef(tab, ref)
+      const described = await tab.session.evaluate<{ role: string | null; name: string; tag: string } | null>(`__quireAgent.describe(${JSON.stringify(local)})`)
+      if (described === null) throw new BrowserError('REF_NOT_FOUND', 'the element of this ref is no longer in the page')
+      return described
+    })
+  }
+
+  /** CSS query in the isolated world (BRR.QUERY.1–5): at most 50 elements, 500 characters of text each. */
+  async query(principal: string, tabId: string, selector: string, fields: QueryFields = {}): Promise<QueryResult> {
+    return this.#use(async () => {
+      const tab = this.#tab(principal, tabId)
+      if (typeof selector !== 'string' || selector.trim() === '') throw new BrowserError('INVALID_SELECTOR', 'selector must be a non-empty CSS selector')
+      const generation = tab.generation
+      const args = {
+        selector, elementCap: QUERY_ELEMENT_CAP, textCap: QUERY_TEXT_CAP,
+        fields: { attributes: fields.attributes === true, box: fields.box === true, styles: [...(fields.styles ?? [])] },
+      }
+      const result = await tab.session.evaluate<{ invalidSelector?: string; count: number; elements: QueryElement[] }>(`__quireAgent.query(${JSON.stringify(args)})`)
+      if (result.invalidSelector !== undefined) throw new BrowserError('INVALID_SELECTOR', result.invalidSelector)
+      return {
+        url: redactUrl(tab.page.url()),
+        count: result.count,
+        elements: result.elements.map((element) => ({ ...element, ref: publicRef(element.ref, generation) })),
+        ...(result.count > result.elements.length ? { truncated: true as const } : {}),
+      }
+    })
+  }
+
+  /** The tab's current rendering as a JPEG, quality capped (BRR.SCREENSHOT.1–2). */
+  async screenshot(principal: string, tabId: string, options: { quality?: number } = {}): Promise<{ url: string; title: string; jpegBase64: string }> {
+    return this.#use(async () => {
+      const tab = this.#tab(principal, tabId)
+      const quality = Math.max(1, Math.min(SCREENSHOT_MAX_QUALITY, Math.round(options.quality ?? 70)))
+      const jpegBase64 = await tab.session.screenshot(quality)
+      return { url: redactUrl(tab.page.url()), title: await tab.session.title().catch(() => ''), jpegBase64 }
+    })
+  }
+
+  /** The main frame's console since the tab opened, newest 200 (BRR.CONSOLE.1–4, 6). */
+  console(principal: string, tabId: string): { entries: readonly ConsoleEntry[]; url: string } {
+    const tab = this.#tab(principal, tabId)
+    return { entries: tab.session.console.entries(), url: redactUrl(tab.page.url()) }
+  }
+
+  /** Reader-mode Markdown of the page (BRR.EXTRACT.1–5). */
+  async extract(principal: string, tabId: string): Promise<ExtractResult> {
+    return this.#use(async () => {
+      const tab = this.#tab(principal, tabId)
+      const capture = await tab.session.evaluate<{ html: string; truncated: boolean }>(`__quireAgent.capture(${JSON.stringify({ htmlCap: EXTRACT_HTML_CAP })})`)
+      const pageUrl = tab.page.url()
+      const article = extractArticle(capture.html, pageUrl, this.#options.siteReaders ?? BUILTIN_SITE_READERS)
+      if (article === null) throw new BrowserError('PAGE_UNREADABLE', 'no article could be read from this page')
+      return {
+        title: article.title, byline: article.byline, url: redactUrl(pageUrl), markdown: article.markdown,
+        textLength: article.textLength, truncated: capture.truncated,
+      }
+    })
+  }
+
+  /** Polls one condition until it holds or the time is up (BRR.WAIT_FOR.1–7). */
+  async waitFor(principal: string, tabId: string, condition: WaitCondition, options: { timeoutMs?: number } = {}): Promise<{ matched: boolean; ref?: string }> {
+    return this.#use(async () => {
+      const timeoutMs = checkTimeout(options.timeoutMs)
+      const tab = this.#tab(principal, tabId)
+      const keys = Object.keys(condition).filter((key) => key !== 'name')
+      if (keys.length !== 1 || ('name' in condition && !('role' in condition))) {
+        throw new BrowserError('INVALID_ARGUMENT', 'give exactly one of ref, role (with an optional name), text, urlContains')
+      }
+      if ('urlContains' in condition && /[?#]/.test(condition.urlContains)) {
+        throw new BrowserError('INVALID_ARGUMENT', 'urlContains is matched against the URL without query and fragment; it cannot contain ? or #')
+      }
+      const fixedRef = 'ref' in condition ? this.#localRef(tab, condition.ref) : undefined
+      const generation = tab.generation
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        if (this.#tabs.get(tab.id) !== tab) throw new BrowserError('TAB_CLOSED', 'the tab closed while waiting')
+        const found = await this.#probe(tab, condition, fixedRef)
+        if (found !== null) return found
+        if (fixedRef !== undefined && tab.generation !== generation) return { matched: false }
+        if (Date.now() >= deadline) return { matched: false }
+        await later(Math.min(POLL_MS, Math.max(1, deadline - Date.now())))
+      }
+    })
+  }
+
+  async #probe(tab: Tab, condition: WaitCondition, fixedRef: string | undefined): Promise<{ matched: true; ref?: string } | null> {
+    // urlContains reads tab state, no page round-trip (BRR.WAIT_FOR.5), on the redacted URL (BRR.WAIT_FOR.6).
+    if ('urlContains' in condition) return redactUrl(tab.page.url()).includes(condition.urlContains) ? { matched: true } : null
+    try {
+      if (fixedRef !== undefined) {
+        const shown = await tab.session.evaluate<boolean | null>(`__quireAgent.refRendered(${JSON.stringify(fixedRef)})`)
+        return shown === true ? { matched: true, ref: publicRef(fixedRef, tab.generation) } : null
+      }
+      if ('role' in condition) {
+        const generation = tab.generation
+        const args = { role: condition.role, name: condition.name, nodeCap: READ_NODE_CAP, nameCap: READ_NAME_CAP, walkCap: READ_WALK_CAP }
+        const ref = await tab.session.evaluate<string | null>(`__quireAgent.findRole(${JSON.stringify(args)})`)
+        return ref === null || generation !== tab.generation ? null : { matched: true, ref: publicRef(ref, generation) }
+      }
+      const { text } = condition as { readonly text: string }
+      const present = await tab.session.evaluate<boolean>(`__quireAgent.hasText(${JSON.stringify(text)})`)
+      return present ? { matched: true } : null
+    } catch (error) {
+      // A document between navigations has nothing to match yet; the next poll looks again.
+      if (error instanceof BrowserError) throw error
+      return null
+    }
+  }
+}

@@ -1,0 +1,187 @@
+import type { CDPSession, Page } from 'playwright-core'
+import { AGENT_LIB_SOURCE } from './agentLib.js'
+import { ConsoleRing, type ConsoleEntry } from './consoleRing.js'
+import { BrowserError } from './errors.js'
+
+/**
+ * The engine's own DevTools session on one page. Everything the engine reads goes through here, so that reads run in
+ * an isolated world (never the page's), screenshots come from the compositor, and console capture needs no shim in
+ * the page (BRR.CONSOLE.5's no-bridge guarantee holds trivially: the page has nothing to talk to).
+ */
+
+const WORLD_NAME = 'quire-agent'
+
+interface RemoteObject {
+  readonly type: string
+  readonly value?: unknown
+  readonly unserializableValue?: string
+  readonly description?: string
+}
+interface ExceptionDetails {
+  readonly text: string
+  readonly executionContextId?: number
+  readonly exception?: RemoteObject
+}
+interface DomNode {
+  readonly children?: readonly DomNode[]
+  readonly shadowRoots?: readonly (DomNode & { readonly shadowRootType?: string })[]
+  readonly contentDocument?: DomNode
+  readonly templateContent?: DomNode
+}
+
+const CONSOLE_LEVELS: Readonly<Record<string, ConsoleEntry['level']>> = {
+  log: 'log', info: 'info', warning: 'warn', error: 'error', debug: 'debug', assert: 'error', trace: 'log', dir: 'log',
+}
+
+function describeValue(object: RemoteObject | undefined): string {
+  if (object === undefined) return ''
+  if (object.type === 'string') return String(object.value)
+  if (object.unserializableValue !== undefined) return object.unserializableValue
+  if (object.description !== undefined) return object.description
+  return object.value === undefined ? object.type : JSON.stringify(object.value)
+}
+
+/** `Error: boom\n    at …` → `Error: boom`: the stack is the page's detail, not the message. */
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? ''
+}
+
+export class PageSession {
+  readonly console = new ConsoleRing()
+  #mainFrameId = ''
+  #contextFrames = new Map<number, string>()
+  #world: number | undefined
+  #loading = false
+  #popups: string[] = []
+
+  private constructor(private readonly cdp: CDPSession) {}
+
+  static async attach(page: Page): Promise<PageSession> {
+    const cdp = await page.context().newCDPSession(page)
+    const session = new PageSession(cdp)
+    await session.#start()
+    return session
+  }
+
+  async #start(): Promise<void> {
+    const cdp = this.cdp
+    cdp.on('Runtime.executionContextCreated', ({ context }) => {
+      const frameId = (context.auxData as { frameId?: string } | undefined)?.frameId
+      if (frameId !== undefined) this.#contextFrames.set(context.id, frameId)
+    })
+    cdp.on('Runtime.executionContextDestroyed', ({ executionContextId }) => {
+      this.#contextFrames.delete(executionContextId)
+      if (executionContextId === this.#world) this.#world = undefined
+    })
+    cdp.on('Runtime.executionContextsCleared', () => {
+      this.#contextFrames.clear()
+      this.#world = undefined
+    })
+    cdp.on('Runtime.consoleAPICalled', (event) => {
+      if (!this.#inMainFrame(event.executionContextId)) return
+      const level = CONSOLE_LEVELS[event.type]
+      if (level === undefined) return
+      this.console.push(level, event.args.map((arg) => describeValue(arg as RemoteObject)).join(' '))
+    })
+    cdp.on('Runtime.exceptionThrown', ({ exceptionDetails }) => {
+      const details = exceptionDetails as ExceptionDetails
+      if (details.executionContextId !== undefined && !this.#inMainFrame(details.executionContextId)) return
+      const what = firstLine(details.exception ? describeValue(details.exception) : details.text)
+      if (details.text.includes('(in promise)')) this.console.push('error', `Unhandled rejection: ${what}`)
+      else this.console.push('error', `Uncaught ${what}`)
+    })
+    cdp.on('Page.frameStartedLoading', ({ frameId }) => {
+      if (frameId === this.#mainFrameId) this.#loading = true
+    })
+    cdp.on('Page.frameStoppedLoading', ({ frameId }) => {
+      if (frameId === this.#mainFrameId) this.#loading = false
+    })
+    cdp.on('Page.windowOpen', ({ url }) => {
+      this.#popups.push(url)
+    })
+    await cdp.send('Page.enable')
+    const { frameTree } = await cdp.send('Page.getFrameTree')
+    this.#mainFrameId = frameTree.frame.id
+    await cdp.send('Runtime.enable')
+  }
+
+  #inMainFrame(contextId: number): boolean {
+    return this.#contextFrames.get(contextId) === this.#mainFrameId
+  }
+
+  get loading(): boolean {
+    return this.#loading
+  }
+
+  /** The URLs the page tried to open as windows since the last call (they were closed, never shown: BR.ACT.15). */
+  takePopups(): string[] {
+    return this.#popups.splice(0)
+  }
+
+  async title(): Promise<string> {
+    const { targetInfo } = await this.cdp.send('Target.getTargetInfo')
+    return targetInfo.title
+  }
+
+  /**
+   * Runs `expression` (which may use `__quireAgent`) in the isolated world of the main frame's current document.
+   * A navigation destroys the world's context; the call then retries once in the new document's world.
+   */
+  async evaluate<T>(expression: string): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const world = this.#world ?? (await this.#createWorld())
+      try {
+        const result = await this.cdp.send('Runtime.evaluate', {
+          expression, contextId: world, returnByValue: true, awaitPromise: true,
+        })
+        if (result.exceptionDetails) {
+          throw new BrowserError('PAGE_UNREADABLE', firstLine(describeValue(result.exceptionDetails.exception as RemoteObject) || result.exceptionDetails.text))
+        }
+        return result.result.value as T
+      } catch (error) {
+        const gone = error instanceof Error && /Cannot find context|context was destroyed|Execution context/i.test(error.message)
+        if (!gone || attempt > 0) throw error
+        this.#world = undefined
+      }
+    }
+  }
+
+  async #createWorld(): Promise<number> {
+    const { executionContextId } = await this.cdp.send('Page.createIsolatedWorld', {
+      frameId: this.#mainFrameId, worldName: WORLD_NAME, grantUniveralAccess: false,
+    })
+    await this.cdp.send('Runtime.evaluate', { expression: AGENT_LIB_SOURCE, contextId: executionContextId, returnByValue: true })
+    this.#world = executionContextId
+    return executionContextId
+  }
+
+  /**
+   * Closed shadow roots in the main document that a DOM walk meets but cannot enter (BRR.READ.6). No page script can
+   * see them; the DevTools DOM domain can, without running anything in the page. Roots nested inside a closed root
+   * are not counted: the walk never gets that far.
+   */
+  async closedShadowRoots(): Promise<number> {
+    const { root } = await this.cdp.send('DOM.getDocument', { depth: -1, pierce: true })
+    let closed = 0
+    const visit = (node: DomNode): void => {
+      for (const shadow of node.shadowRoots ?? []) {
+        if (shadow.shadowRootType === 'closed') closed++
+        else visit(shadow)
+      }
+      for (const child of node.children ?? []) visit(child)
+      if (node.contentDocument) visit(node.contentDocument)
+    }
+    visit(root as DomNode)
+    return closed
+  }
+
+  /** The compositor's rendering as JPEG: no DOM is read and no page JavaScript runs (BRR.SCREENSHOT.2). */
+  async screenshot(quality: number): Promise<string> {
+    const { data } = await this.cdp.send('Page.captureScreenshot', { format: 'jpeg', quality })
+    return data
+  }
+
+  async detach(): Promise<void> {
+    await this.cdp.detach().catch(() => undefined)
+  }
+}

@@ -1,0 +1,90 @@
+import { readFile } from 'node:fs/promises'
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { REPO_ROOT } from '../../support/mcpHarness.js'
+
+/**
+ * The fixture web site (specs/fixtures/site) on loopback, for the browser engine's tests. Besides the static pages:
+ * `/many?n=N` (N buttons, for the caps), `/cookie/set?v=V` and `/cookie/show` (a cookie written and shown back, to tell
+ * cookie stores apart), `/slow.html?hold=NAME` (a page that loads once released), and `/hold/NAME`, a response held until the test calls `release(NAME)`, so
+ * that a test decides exactly when a page finishes loading or changes — no timing guesses.
+ */
+export interface FixtureSite {
+  /** http://127.0.0.1:PORT */
+  readonly origin: string
+  /** The same server under another host name, so another origin: http://localhost:PORT */
+  readonly otherOrigin: string
+  url(path: string): string
+  release(name: string): void
+  close(): Promise<void>
+}
+
+const SITE_DIR = join(REPO_ROOT, 'specs', 'fixtures', 'site')
+
+export async function serveFixtureSite(): Promise<FixtureSite> {
+  const held = new Map<string, ServerResponse[]>()
+  const released = new Set<string>()
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://fixture')
+    const hold = /^\/hold\/([\w-]+)$/.exec(url.pathname)
+    if (hold) {
+      const name = hold[1]!
+      if (released.has(name)) return void response.end('released')
+      held.set(name, [...(held.get(name) ?? []), response])
+      return
+    }
+    if (url.pathname === '/many') {
+      const n = Number(url.searchParams.get('n') ?? '10')
+      const buttons = Array.from({ length: n }, (_, i) => `<button class="b">Button ${i}</button>`).join('')
+      response.setHeader('content-type', 'text/html; charset=utf-8')
+      return void response.end(`<!doctype html><title>Many</title><body>${buttons}</body>`)
+    }
+    if (url.pathname === '/cookie/set') {
+      response.setHeader('set-cookie', `who=${encodeURIComponent(url.searchParams.get('v') ?? '')}; Path=/`)
+      response.setHeader('content-type', 'text/html; charset=utf-8')
+      return void response.end('<!doctype html><title>Cookie set</title><h1>Cookie set</h1>')
+    }
+    if (url.pathname === '/cookie/show') {
+      const who = /(?:^|;\s*)who=([^;]*)/.exec(request.headers.cookie ?? '')?.[1]
+      response.setHeader('content-type', 'text/html; charset=utf-8')
+      return void response.end(`<!doctype html><title>Cookie</title><h1>cookie: ${who === undefined ? 'none' : decodeURIComponent(who)}</h1>`)
+    }
+    if (url.pathname === '/slow.html') {
+      // The page itself loads only once the test releases it.
+      const waiting = { name: url.searchParams.get('hold') ?? 'slow' }
+      const finish = (): void => {
+        response.setHeader('content-type', 'text/html; charset=utf-8')
+        response.end('<!doctype html><title>Slow</title><h1>Finally</h1>')
+      }
+      if (released.has(waiting.name)) return finish()
+      const stub = { end: finish } as unknown as ServerResponse
+      held.set(waiting.name, [...(held.get(waiting.name) ?? []), stub])
+      return
+    }
+    const file = url.pathname === '/' ? 'index.html' : url.pathname.slice(1)
+    if (!/^[\w-]+\.html$/.test(file)) return void response.writeHead(404).end('not found')
+    readFile(join(SITE_DIR, file)).then(
+      (body) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body),
+      () => response.writeHead(404).end('not found'),
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  const origin = `http://127.0.0.1:${port}`
+  return {
+    origin,
+    otherOrigin: `http://localhost:${port}`,
+    url: (path) => `${origin}${path}`,
+    release(name) {
+      released.add(name)
+      for (const response of held.get(name) ?? []) response.end('released')
+      held.delete(name)
+    },
+    async close() {
+      for (const responses of held.values()) for (const response of responses) response.end()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
