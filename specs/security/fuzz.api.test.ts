@@ -20,6 +20,9 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { USER } from '../../core/events/actor.js'
+import { adminRoutes } from '../../adapters/http/adminRoute.js'
+import { consoleRoutes } from '../../adapters/http/console.js'
+import { ConsoleSessions } from '../../adapters/http/consoleSessions.js'
 import { settingEntries } from '../../core/settings/events.js'
 import { fuzzParameters } from '../support/fuzz.js'
 import { tempDir } from '../support/mcpHarness.js'
@@ -396,6 +399,23 @@ describe('person API fuzz (/admin, /console/api)', () => {
     }
     return answer
   }
+
+  it('the fuzz knows every route the two APIs serve (a new route must be added to ROUTES)', () => {
+    const services = server.quire.services
+    const served = [
+      ...adminRoutes(services).routes.map((route) => ({ method: route.method, path: `/admin${route.path === '/' ? '' : route.path}` })),
+      ...consoleRoutes(services, server.token, new ConsoleSessions(server.token)).routes.filter((route) => route.path.startsWith('/console/api/')),
+    ].filter((route) => route.method !== 'ALL')
+    // `:name{a|b}` serves a and b; `:name` any one segment.
+    const pattern = (path: string) => new RegExp(`^${path.replace(/:\w+\{([^}]*)\}/g, '($1)').replace(/:\w+/g, ':[^/]+')}$`)
+    for (const route of served) {
+      const known = ROUTES.some((each) => each.method === route.method && pattern(route.path).test(each.path.replace(/:\w+/g, ':p')))
+      expect(known, `${route.method} ${route.path} is not in ROUTES`).toBe(true)
+    }
+    for (const each of ROUTES) {
+      expect(served.some((route) => route.method === each.method && pattern(route.path).test(each.path.replace(/:\w+/g, ':p'))), `${each.method} ${each.path}`).toBe(true)
+    }
+  })
 
   // Found by this fuzz: an unknown route or method was Hono's text `404 Not Found`, not JSON (daemon.ts's notFound).
   it('regression: a method a route does not have is a JSON 404 with an error, and changes nothing', async () => {
