@@ -7,7 +7,7 @@ import { REPO_ROOT } from '../../support/mcpHarness.js'
 /**
  * The fixture web site (specs/fixtures/site) on loopback, for the browser engine's tests. Besides the static pages:
  * `/many?n=N` (N buttons, for the caps), `/cookie/set?v=V` and `/cookie/show` (a cookie written and shown back, to tell
- * cookie stores apart), `/slow.html?hold=NAME` (a page that loads once released), and `/hold/NAME`, a response held until the test calls `release(NAME)`, so
+ * cookie stores apart), `/slow.html?hold=NAME` (a page that loads once released), `/huge` (an article past the extract cap), and `/hold/NAME`, a response held until the test calls `release(NAME)`, so
  * that a test decides exactly when a page finishes loading or changes — no timing guesses.
  */
 export interface FixtureSite {
@@ -39,6 +39,13 @@ export async function serveFixtureSite(): Promise<FixtureSite> {
       const buttons = Array.from({ length: n }, (_, i) => `<button class="b">Button ${i}</button>`).join('')
       response.setHeader('content-type', 'text/html; charset=utf-8')
       return void response.end(`<!doctype html><title>Many</title><body>${buttons}</body>`)
+    }
+    if (url.pathname === '/huge') {
+      // An article whose HTML is longer than the extract capture cap (2,000,000 characters).
+      const paragraph = `<p>${'The sea keeps its own time, and the harbour keeps the sea. '.repeat(16)}</p>`
+      const body = Array.from({ length: 2_400 }, (_, i) => (i === 0 ? '<p>FIRST PARAGRAPH of a very long article.</p>' : paragraph)).join('')
+      response.setHeader('content-type', 'text/html; charset=utf-8')
+      return void response.end(`<!doctype html><title>Huge</title><body><article><h1>Huge</h1>${body}<p>LAST PARAGRAPH</p></article></body>`)
     }
     if (url.pathname === '/cookie/set') {
       response.setHeader('set-cookie', `who=${encodeURIComponent(url.searchParams.get('v') ?? '')}; Path=/`)
