@@ -39,6 +39,8 @@ export async function startHttpServer(
   app.use('*', loopbackOnly(() => port))
   // Every answer is JSON with an `error`, an unknown route or method too (Hono's default is a text 404).
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path.slice(0, 200)}` }, 404))
+  // A failure no route expected is still JSON, and says nothing of the process's internals but its message.
+  app.onError((error, c) => c.json({ error: 'INTERNAL', message: `unexpected error: ${error instanceof Error ? error.message : String(error)}` }, 500))
   app.all('/mcp', async (c) => {
     const presented = bearerToken(c.req.header('authorization'))
     if (!presented) return unauthorized(`a bearer token is required: ${HOW_TO_GET_AN_AGENT_TOKEN}`)
