@@ -529,22 +529,24 @@ export class BrowserEngine {
       const deadline = Date.now() + timeoutMs
       for (;;) {
         if (this.#tabs.get(tab.id) !== tab) throw new BrowserError('TAB_CLOSED', 'the tab closed while waiting')
-        const found = await this.#probe(tab, condition, fixedRef)
+        if (fixedRef !== undefined && tab.generation !== generation) {
+          throw new BrowserError('STALE_REF', 'the page navigated while waiting on this ref; read it again', { generation: tab.generation })
+        }
+        const found = await this.#probe(tab, condition, fixedRef, generation)
         if (found !== null) return found
-        if (fixedRef !== undefined && tab.generation !== generation) return { matched: false }
         if (Date.now() >= deadline) return { matched: false }
         await later(Math.min(POLL_MS, Math.max(1, deadline - Date.now())))
       }
     })
   }
 
-  async #probe(tab: Tab, condition: WaitCondition, fixedRef: string | undefined): Promise<{ matched: true; ref?: string } | null> {
+  async #probe(tab: Tab, condition: WaitCondition, fixedRef: string | undefined, refGeneration: number): Promise<{ matched: true; ref?: string } | null> {
     // urlContains reads tab state, no page round-trip (BRR.WAIT_FOR.5), on the redacted URL (BRR.WAIT_FOR.6).
     if ('urlContains' in condition) return redactUrl(tab.page.url()).includes(condition.urlContains) ? { matched: true } : null
     try {
       if (fixedRef !== undefined) {
         const shown = await tab.session.evaluate<boolean | null>(`__quireAgent.refRendered(${JSON.stringify(fixedRef)})`)
-        return shown === true ? { matched: true, ref: publicRef(fixedRef, tab.generation) } : null
+        return shown === true && tab.generation === refGeneration ? { matched: true, ref: publicRef(fixedRef, refGeneration) } : null
       }
       if ('role' in condition) {
         const generation = tab.generation
