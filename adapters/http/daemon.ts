@@ -1,5 +1,6 @@
 import { serve, type ServerType } from '@hono/node-server'
 import { Hono } from 'hono'
+import { HTTPException } from 'hono/http-exception'
 import type { AddressInfo } from 'node:net'
 import type { Services } from '../host/services.js'
 import { createCollabEndpoint, type CollabOptions } from '../collab/endpoint.js'
@@ -40,7 +41,11 @@ export async function startHttpServer(
   // Every answer is JSON with an `error`, an unknown route or method too (Hono's default is a text 404).
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path.slice(0, 200)}` }, 404))
   // A failure no route expected is still JSON, and says nothing of the process's internals but its message.
-  app.onError((error, c) => c.json({ error: 'INTERNAL', message: `unexpected error: ${error instanceof Error ? error.message : String(error)}` }, 500))
+  app.onError((error, c) =>
+    error instanceof HTTPException
+      ? error.getResponse()
+      : c.json({ error: 'INTERNAL', message: `unexpected error: ${error instanceof Error ? error.message : String(error)}` }, 500),
+  )
   app.all('/mcp', async (c) => {
     const presented = bearerToken(c.req.header('authorization'))
     if (!presented) return unauthorized(`a bearer token is required: ${HOW_TO_GET_AN_AGENT_TOKEN}`)
