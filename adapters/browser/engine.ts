@@ -172,6 +172,7 @@ export class BrowserEngine {
   #idleTimer: NodeJS.Timeout | undefined
   #busy = 0
   #stopping = false
+  readonly #startingOpens = new Map<string, number>()
 
   constructor(options: EngineOptions = {}) {
     this.#options = options
@@ -205,6 +206,13 @@ export class BrowserEngine {
     this.#touch()
     try {
       return await work()
+    } catch (error) {
+      if (error instanceof BrowserError) throw error
+      // The page, its context or the whole browser went away under the call.
+      if (error instanceof Error && /has been closed|Target closed|Session closed|browser has disconnected/i.test(error.message)) {
+        throw new BrowserError('TAB_CLOSED', 'the tab closed during the call')
+      }
+      throw error
     } finally {
       this.#busy--
       this.#touch()
@@ -314,12 +322,26 @@ export class BrowserEngine {
     return this.#use(async () => {
       const target = checkUrl(url)
       const timeoutMs = checkTimeout(options.timeoutMs)
-      if ([...this.#tabs.values()].filter((tab) => tab.principal === principal && !tab.closing).length >= TAB_LIMIT) {
+      const open = [...this.#tabs.values()].filter((tab) => tab.principal === principal && !tab.closing).length
+      // Opens still starting count too: two concurrent opens must not both take the eighth place.
+      const starting = this.#startingOpens.get(principal) ?? 0
+      if (open + starting >= TAB_LIMIT) {
         throw new BrowserError('TAB_LIMIT', `at most ${TAB_LIMIT} AI tabs may be open at once; close one first`)
       }
-      const context = await this.#contextFor(principal)
-      const page = await context.newPage()
-      const session = await PageSession.attach(page)
+      this.#startingOpens.set(principal, starting + 1)
+      let page: Page | undefined
+      let session: PageSession
+      try {
+        const context = await this.#contextFor(principal)
+        page = await context.newPage()
+        session = await PageSession.attach(page)
+      } catch (error) {
+        await page?.close().catch(() => undefined)
+        if (error instanceof BrowserError) throw error
+        throw new BrowserError('BROWSER_UNAVAILABLE', `the tab could not be opened: ${(error as Error).message.split('\n', 1)[0]}`)
+      } finally {
+        this.#startingOpens.set(principal, (this.#startingOpens.get(principal) ?? 1) - 1)
+      }
       const tab: Tab = { id: `tab-${++this.#nextTab}`, principal, page, session, generation: 0, tickets: [], closing: false }
       this.#tabs.set(tab.id, tab)
       page.on('framenavigated', (frame) => {
@@ -357,6 +379,8 @@ export class BrowserEngine {
   }
 
   async #navigate(tab: Tab, url: string, timeoutMs: number): Promise<LoadedNavigation> {
+    // open and navigate bring their tab to the foreground (BR.OPEN.1, BR.NAVIGATE.1); reads never do.
+    await tab.page.bringToFront()
     for (const earlier of tab.tickets) earlier.settle('superseded')
     let settle!: (outcome: NavigationOutcome | 'superseded') => void
     const settled = new Promise<void>((resolve) => {
@@ -528,7 +552,7 @@ export class BrowserEngine {
       const generation = tab.generation
       const deadline = Date.now() + timeoutMs
       for (;;) {
-        if (this.#tabs.get(tab.id) !== tab) throw new BrowserError('TAB_CLOSED', 'the tab closed while waiting')
+        if (tab.closing || this.#tabs.get(tab.id) !== tab) throw new BrowserError('TAB_CLOSED', 'the tab closed while waiting')
         if (fixedRef !== undefined && tab.generation !== generation) {
           throw new BrowserError('STALE_REF', 'the page navigated while waiting on this ref; read it again', { generation: tab.generation })
         }

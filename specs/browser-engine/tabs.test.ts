@@ -60,6 +60,17 @@ describe('BR.OPEN.7 at most 8 AI tabs per principal', () => {
   })
 })
 
+describe('BR.OPEN.7 under concurrency', () => {
+  test('nine opens at once: eight tabs, one TAB_LIMIT', async () => {
+    const results = await Promise.allSettled(Array.from({ length: TAB_LIMIT + 1 }, () => rig.engine.open('gamma', rig.site.url('/index.html'))))
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(TAB_LIMIT)
+    const refused = results.filter((result) => result.status === 'rejected')
+    expect(refused.map((result) => (result.reason as BrowserError).code)).toEqual(['TAB_LIMIT'])
+    expect(await rig.engine.tabsOf('gamma')).toHaveLength(TAB_LIMIT)
+    await closeAll('gamma')
+  })
+})
+
 describe('BR.CLOSE.1 and BR.CLOSE.4 close', () => {
   test('answers closed and destroyed, and the tab is gone', async () => {
     const opened = await rig.engine.open('alpha', rig.site.url('/index.html'))

@@ -82,3 +82,12 @@ describe('BRR.WAIT_FOR wait_for', () => {
     expect((await refusal(rig.engine.waitFor('waiter', tabId, { ref: goes.ref }))).code).toBe('STALE_REF')
   })
 })
+
+describe('a tab closed under a call', () => {
+  test('a wait_for in progress ends with TAB_CLOSED when its tab is closed', async () => {
+    const { tabId } = await rig.engine.open('waiter', rig.site.url('/index.html'))
+    const waiting = refusal(rig.engine.waitFor('waiter', tabId, { text: 'never on this page' }))
+    await rig.engine.close('waiter', tabId)
+    expect((await waiting).code).toBe('TAB_CLOSED')
+  })
+})
