@@ -105,7 +105,7 @@ describe('loading state and popups', () => {
     const opened = await rig.engine.open('alpha', rig.site.url('/index.html'))
     const timedOut = await refusal(rig.engine.navigate('alpha', opened.tabId, rig.site.url('/slow.html?hold=tabs-loading'), { timeoutMs: 300 }))
     expect(timedOut.code).toBe('TIMEOUT')
-    expect((await rig.engine.tabState('alpha', opened.tabId)).loading).toBe(true)
+    await expect.poll(async () => (await rig.engine.tabState('alpha', opened.tabId)).loading, { timeout: 20_000 }).toBe(true)
     rig.site.release('tabs-loading')
     const loaded = await rig.engine.wait('alpha', opened.tabId)
     expect(loaded.title).toBe('Slow')
