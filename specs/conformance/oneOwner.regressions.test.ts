@@ -13,14 +13,12 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { USER } from '../../core/events/actor.js'
 import type { FileSystemPort } from '../../core/files/port.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
 import { createFileSystem } from '../../adapters/host/fileSystem.js'
 import { peer, type Peer } from '../support/collabPeers.js'
+import { connectHttp } from '../support/mcpHarness.js'
 import { startCollabServer, type CollabServer } from '../support/collabServer.js'
 import {
   TRANSPORTS, approvals, bytes, cli, decide, envelope, folder, ok, open, read, removeAll, rig, tabsOf, write, type Rig, type Session, type Transport,
@@ -67,29 +65,8 @@ function gatedFileSystem(): { fileSystem: FileSystemPort; hold(): void; writing(
   }
 }
 
-/** An MCP client over Streamable HTTP to an in-process server. */
-async function httpSession(server: CollabServer): Promise<Session> {
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${server.token}` } },
-  })
-  const client = new Client({ name: 'quire-regression', version: '1.0.0' })
-  await client.connect(transport)
-  return {
-    client,
-    home: '',
-    async call(tool, args) {
-      const raw = (await client.callTool({ name: tool, arguments: args })) as CallToolResult
-      const first = raw.content[0]
-      return {
-        isError: raw.isError === true,
-        text: first?.type === 'text' ? first.text : '',
-        structured: raw.structuredContent as Record<string, unknown> | undefined,
-        raw,
-      }
-    },
-    close: () => client.close(),
-  }
-}
+/** An MCP client over Streamable HTTP to the in-process server. */
+const httpSession = (server: CollabServer): Promise<Session> => connectHttp(server.port, server.token)
 
 describe('SAVE.RACE an edit that lands while a save of the same document writes the file', () => {
   let server: CollabServer

@@ -7,10 +7,9 @@
  *
  * Mounting needs root (CI runs as root). Where mounting is impossible the test fails and says so: it never skips.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtemp, open, rm, rmdir } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
+import { fill, mountTmpfs, unmountTmpfs } from '../support/fullDisk.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { settlesWithin } from '../../core/deadline.js'
@@ -31,52 +30,16 @@ async function ids(store: EventStore): Promise<string[]> {
   return found
 }
 
-/** Writes zeros into `path` until the filesystem refuses, down to single bytes; returns the bytes written. */
-async function fill(path: string): Promise<number> {
-  const file = await open(path, 'a')
-  let written = 0
-  try {
-    for (const size of [1 << 20, 1 << 16, 1 << 12, 1 << 9, 1]) {
-      const zeros = new Uint8Array(size)
-      for (;;) {
-        try {
-          await file.write(zeros)
-          written += size
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
-          break
-        }
-      }
-    }
-  } finally {
-    await file.close()
-  }
-  return written
-}
 
 describe('the LevelDB log on a full filesystem', () => {
   let mountPoint: string
 
   beforeAll(async () => {
-    mountPoint = await mkdtemp(join(tmpdir(), 'quire-full-disk-'))
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mountPoint], { stdio: 'pipe' })
-    } catch (error) {
-      throw new Error(
-        `this test needs a small tmpfs to fill, and mounting one at ${mountPoint} failed ` +
-          `(it needs root or CAP_SYS_ADMIN): ${(error as { stderr?: Buffer }).stderr?.toString().trim() ?? (error as Error).message}`,
-      )
-    }
+    mountPoint = await mountTmpfs('quire-full-disk-', '8m')
   })
 
   afterAll(async () => {
-    if (!mountPoint) return
-    try {
-      execFileSync('umount', [mountPoint], { stdio: 'pipe' })
-    } catch {
-      execFileSync('umount', ['-l', mountPoint], { stdio: 'pipe' })
-    }
-    await rmdir(mountPoint)
+    await unmountTmpfs(mountPoint)
   })
 
   it('given a full disk, when appending, then durable rejects, later appends fail too instead of hanging, reads go on, and once space is freed appends land without a restart; close is prompt and every acknowledged event replays', async () => {

@@ -5,35 +5,15 @@
  * does, `quire verify` passes, and every acknowledged write replays. Mounting needs root (CI runs as root); where it
  * is impossible the test fails and says so.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdir, mkdtemp, open, rm, rmdir, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { fill, mountTmpfs, unmountTmpfs } from '../support/fullDisk.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../support/cli.js'
 import { launchDaemon, type Daemon, type Session } from '../support/mcpHarness.js'
 import { folder, ok, removeAll } from '../support/conformance.js'
 
-/** Writes zeros into `path` until the filesystem refuses, down to single bytes. */
-async function fill(path: string): Promise<void> {
-  const file = await open(path, 'a')
-  try {
-    for (const size of [1 << 20, 1 << 16, 1 << 12, 1 << 9, 1]) {
-      const zeros = new Uint8Array(size)
-      for (;;) {
-        try {
-          await file.write(zeros)
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
-          break
-        }
-      }
-    }
-  } finally {
-    await file.close()
-  }
-}
 
 /** A text too large to fit in the slack of a page the log already holds. */
 const version = (name: string) => `${name}\n` + `${name} `.repeat(8_000) + '\n'
@@ -79,23 +59,12 @@ describe('a daemon whose data directory fills up', () => {
   let w: string
 
   beforeAll(async () => {
-    mountPoint = await mkdtemp(join(tmpdir(), 'quire-daemon-full-'))
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mountPoint], { stdio: 'pipe' })
-    } catch (error) {
-      throw new Error(`this test needs a small tmpfs to fill, and mounting one at ${mountPoint} failed (it needs root): ${(error as Error).message}`)
-    }
+    mountPoint = await mountTmpfs('quire-daemon-full-', '24m')
     w = await folder('fulldisk', { 'a.md': 'start\n' })
   })
   afterAll(async () => {
     await removeAll(w)
-    if (!mountPoint) return
-    try {
-      execFileSync('umount', [mountPoint], { stdio: 'pipe' })
-    } catch {
-      execFileSync('umount', ['-l', mountPoint], { stdio: 'pipe' })
-    }
-    await rmdir(mountPoint)
+    await unmountTmpfs(mountPoint)
   })
 
   it('answers JOURNAL_UNAVAILABLE while full, writes again once space is freed, stops promptly, and loses nothing acknowledged', async () => {

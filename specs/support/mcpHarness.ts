@@ -90,6 +90,16 @@ export interface Daemon {
   stop(): Promise<void>
 }
 
+/** An MCP client over Streamable HTTP to a Quire server on `port` (a daemon, or one started in this process). */
+export async function connectHttp(port: number, token: string, home = ''): Promise<Session> {
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  })
+  const client = new Client({ name: 'quire-conformance', version: '1.0.0' })
+  await client.connect(transport)
+  return session(client, home, async () => {})
+}
+
 export async function launchDaemon(options: LaunchOptions = {}): Promise<Daemon> {
   const home = options.home ?? (await tempDir('quire-serve-'))
   // A port file left by a daemon that was killed would be mistaken for the new one's.
@@ -117,14 +127,7 @@ export async function launchDaemon(options: LaunchOptions = {}): Promise<Daemon>
     token,
     url,
     process: child,
-    async connect(presented = token) {
-      const transport = new StreamableHTTPClientTransport(new URL('/mcp', url), {
-        requestInit: { headers: { authorization: `Bearer ${presented}` } },
-      })
-      const client = new Client({ name: 'quire-conformance', version: '1.0.0' })
-      await client.connect(transport)
-      return session(client, home, async () => {})
-    },
+    connect: (presented = token) => connectHttp(Number(port), presented, home),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM')
