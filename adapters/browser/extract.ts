@@ -15,7 +15,6 @@ export interface ReaderOutput {
 }
 
 /** linkedom's document; typed loosely because the engine compiles without DOM types. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ParsedDocument = any
 
 /** A reader for one site, chosen by URL before the generic one (BRR.EXTRACT.3). */

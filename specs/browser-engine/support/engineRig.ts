@@ -25,7 +25,7 @@ export function useEngine(options: (site: FixtureSite) => EngineOptions = () => 
   return rig
 }
 
-/** Resolves when the engine emits an event matching `predicate` (or has already emitted one since `from`). */
+/** Resolves when the engine emits an event matching `predicate`, or at once if it already has. */
 export function eventually(rig: EngineRig, predicate: (event: EngineEvent) => boolean): Promise<EngineEvent> {
   const seen = rig.events.find(predicate)
   if (seen) return Promise.resolve(seen)

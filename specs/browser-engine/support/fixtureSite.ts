@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { createServer, type ServerResponse } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { REPO_ROOT } from '../../support/mcpHarness.js'
@@ -23,16 +23,18 @@ export interface FixtureSite {
 const SITE_DIR = join(REPO_ROOT, 'specs', 'fixtures', 'site')
 
 export async function serveFixtureSite(): Promise<FixtureSite> {
-  const held = new Map<string, ServerResponse[]>()
+  // What each held name finishes once released.
+  const held = new Map<string, (() => void)[]>()
+  const holdOn = (name: string, finish: () => void): void => {
+    if (released.has(name)) finish()
+    else held.set(name, [...(held.get(name) ?? []), finish])
+  }
   const released = new Set<string>()
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fixture')
     const hold = /^\/hold\/([\w-]+)$/.exec(url.pathname)
     if (hold) {
-      const name = hold[1]!
-      if (released.has(name)) return void response.end('released')
-      held.set(name, [...(held.get(name) ?? []), response])
-      return
+      return holdOn(hold[1]!, () => response.end('released'))
     }
     if (url.pathname === '/many') {
       const n = Number(url.searchParams.get('n') ?? '10')
@@ -59,15 +61,10 @@ export async function serveFixtureSite(): Promise<FixtureSite> {
     }
     if (url.pathname === '/slow.html') {
       // The page itself loads only once the test releases it.
-      const waiting = { name: url.searchParams.get('hold') ?? 'slow' }
-      const finish = (): void => {
+      return holdOn(url.searchParams.get('hold') ?? 'slow', () => {
         response.setHeader('content-type', 'text/html; charset=utf-8')
         response.end('<!doctype html><title>Slow</title><h1>Finally</h1>')
-      }
-      if (released.has(waiting.name)) return finish()
-      const stub = { end: finish } as unknown as ServerResponse
-      held.set(waiting.name, [...(held.get(waiting.name) ?? []), stub])
-      return
+      })
     }
     const file = url.pathname === '/' ? 'index.html' : url.pathname.slice(1)
     if (!/^[\w-]+\.html$/.test(file)) return void response.writeHead(404).end('not found')
@@ -85,11 +82,11 @@ export async function serveFixtureSite(): Promise<FixtureSite> {
     url: (path) => `${origin}${path}`,
     release(name) {
       released.add(name)
-      for (const response of held.get(name) ?? []) response.end('released')
+      for (const finish of held.get(name) ?? []) finish()
       held.delete(name)
     },
     async close() {
-      for (const responses of held.values()) for (const response of responses) response.end()
+      for (const finishes of held.values()) for (const finish of finishes) finish()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
