@@ -28,6 +28,7 @@ describe('docs/first-hour.md', () => {
     expect(observed.firstSaveAsWasError).toBe(true)
     expect(observed.retriedSaveAsWasError).toBe(false)
     expect(observed.serveExit).toEqual({ code: 0, signal: null })
+    expect(observed.serveOutputAfterStart).toBe('')
     expect(observed.portFileLeft).toBe(false)
   })
 

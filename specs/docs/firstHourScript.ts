@@ -29,6 +29,8 @@ export interface Observed {
   readonly firstSaveAsWasError: boolean
   readonly retriedSaveAsWasError: boolean
   readonly serveExit: { code: number | null; signal: NodeJS.Signals | null }
+  /** What serve printed (stdout and stderr) besides its two lines at start: nothing, when all goes well. */
+  readonly serveOutputAfterStart: string
   readonly portFileLeft: boolean
   /** The raw (un-normalised) text of every block, to check that normalising hid every secret. */
   readonly raw: string
@@ -100,6 +102,10 @@ export async function runFirstHour(root: string): Promise<Observed> {
   // --workspace takes an absolute path (a relative one is refused), hence the shell's $PWD.
   shell('quire serve --home H --workspace "$PWD/W"')
   const serve = spawn(process.execPath, [cliPath, 'serve', '--home', 'H', '--workspace', workspace], { cwd: root, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+  let serveStdout = ''
+  let serveStderr = ''
+  serve.stdout.on('data', (chunk: Buffer | string) => (serveStdout += chunk.toString()))
+  serve.stderr.on('data', (chunk: Buffer | string) => (serveStderr += chunk.toString()))
   let client: Client | undefined
   try {
     const serveLines = await firstLines(serve, 2)
@@ -170,6 +176,7 @@ export async function runFirstHour(root: string): Promise<Observed> {
       firstSaveAsWasError: refused.isError === true,
       retriedSaveAsWasError: retried.isError === true,
       serveExit,
+      serveOutputAfterStart: serveStdout.slice(serveLines.join('\n').length + 1) + serveStderr,
       portFileLeft: existsSync(join(home, 'port')),
       raw,
       agentToken,
