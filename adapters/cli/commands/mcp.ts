@@ -195,11 +195,28 @@ async function bridge(url: URL, token: string, owner: OwnerClient, log: (line: s
   http.onmessage = (message) => {
     void stdio.send(message)
   }
-  http.onerror = (error) => log(`quire mcp: ${error.message}`)
+  // Closing the bridge aborts the daemon's standing SSE stream, and a daemon that stops ends it: neither is news. An
+  // error is reported only while the daemon still answers; a daemon gone ends the bridge, so the AI client sees it.
+  let closing = false
+  http.onerror = (error) => {
+    if (closing) return
+    void owner.request('GET', '/admin/status').then(
+      () => {
+        if (!closing) log(`quire mcp: ${error.message}`)
+      },
+      () => {
+        if (closing) return
+        closing = true
+        log('quire mcp: the daemon stopped; exiting')
+        sessionEnded()
+      },
+    )
+  }
   await http.start()
   await stdio.start()
   log(`quire mcp: attached to the daemon at ${url.origin}`)
   await closed
+  closing = true
   await Promise.allSettled([http.close(), stdio.close()])
   return exitCode
 }
