@@ -92,10 +92,13 @@ export async function startHttpServer(
       await removePortFile(services.engine.home)
       await collab.close()
       await sessions.closeAll()
+      const http = server as { closeIdleConnections?: () => void; closeAllConnections?: () => void }
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
-        // Idle keep-alive connections would hold close() open.
-        ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
+        // Idle keep-alive connections would hold close() open; a request still being answered (the person's revoke
+        // that ends this very process, say) gets a moment to send its answer, then everything is cut.
+        http.closeIdleConnections?.()
+        setTimeout(() => http.closeAllConnections?.(), 1_000).unref()
       })
     },
   }
