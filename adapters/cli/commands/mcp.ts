@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { isJSONRPCRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
@@ -29,7 +30,7 @@ export async function mcpCommand(home: string, args: string[], log: (line: strin
   const { values } = parseArgs({ args, options: { workspace: { type: 'string', multiple: true } } })
   const agentToken = process.env.QUIRE_TOKEN || undefined
   const attach = async (owner: OwnerClient) => {
-    for (const folder of values.workspace ?? []) await owner.request('POST', '/admin/workspaces', { path: folder })
+    for (const folder of values.workspace ?? []) await owner.request('POST', '/admin/workspaces', { path: resolve(folder) })
     const portFile = await readPortFile(home)
     return bridge(new URL('/mcp', owner.url), agentToken ?? portFile!.token, owner, log)
   }
@@ -55,7 +56,7 @@ export async function mcpCommand(home: string, args: string[], log: (line: strin
     // the refusal.
     refused = agentToken !== undefined && !agent
     if (refused) return 1
-    for (const folder of values.workspace ?? []) await openWorkspaceAsPerson(services.engine.store, services.engine.views.workspace, folder, USER)
+    for (const folder of values.workspace ?? []) await openWorkspaceAsPerson(services.engine.store, services.engine.views.workspace, resolve(folder), USER)
     const http = await startHttpServer(services)
     const connection = `stdio-${randomBytes(4).toString('hex')}`
     const principal = agent?.name ?? null

@@ -1,4 +1,4 @@
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { USER } from '../../../core/events/actor.js'
 import { openWorkspaceAsPerson } from '../../../core/workspace/commands.js'
@@ -16,7 +16,7 @@ export async function serveCommand(home: string, args: string[], out: (line: str
   const quire = await openQuire(home)
   try {
     for (const folder of values.workspace ?? []) {
-      await openWorkspaceAsPerson(quire.services.engine.store, quire.services.engine.views.workspace, folder, USER)
+      await openWorkspaceAsPerson(quire.services.engine.store, quire.services.engine.views.workspace, resolve(folder), USER)
     }
     // Saves killed with the previous run left their temps beside the documents' files: remove them before serving.
     const { state } = quire.services.engine.views.workspace
