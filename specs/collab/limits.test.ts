@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import * as encoding from 'lib0/encoding'
-import * as Y from 'yjs'
 import { startCollabServer, type CollabServer } from '../support/collabServer.js'
 import { peer, rawClient, until, type Peer, type RawClient } from '../support/collabPeers.js'
+import { insertUpdate } from '../support/collabFrames.js'
 import { fuzzParameters } from '../support/fuzz.js'
 
 /**
@@ -18,15 +18,6 @@ function updateFrame(update: Uint8Array, step = 2): Uint8Array {
   encoding.writeVarUint(encoder, step)
   encoding.writeVarUint8Array(encoder, update)
   return encoding.toUint8Array(encoder)
-}
-
-function insertUpdate(text: string): Uint8Array {
-  const doc = new Y.Doc()
-  let update: Uint8Array = new Uint8Array()
-  doc.on('update', (produced: Uint8Array) => (update = produced))
-  doc.getText('source').insert(0, text)
-  doc.destroy()
-  return update
 }
 
 describe('collaboration endpoint limits', () => {

@@ -8,6 +8,7 @@ import { DEFAULT_LIMITS } from '../../adapters/collab/limits.js'
 import { awarenessMessage, encodeAwarenessEntries } from '../../adapters/collab/protocol.js'
 import { startCollabServer, type CollabServer } from '../support/collabServer.js'
 import { peer, rawClient, until, type Peer, type RawClient } from '../support/collabPeers.js'
+import { varUint } from '../support/collabFrames.js'
 import { within } from './sessionsRig.js'
 
 /** One awareness message announcing `states` for the client ids given, each at clock 1. */
@@ -21,16 +22,6 @@ function manyClients(count: number): Uint8Array {
   const body = [...varUint(count)]
   for (let clientId = 1; clientId <= count; clientId++) body.push(...entry(clientId))
   return Uint8Array.from([1, ...varUint(body.length), ...body])
-}
-
-function varUint(value: number): number[] {
-  const bytes: number[] = []
-  while (value > 0x7f) {
-    bytes.push((value & 0x7f) | 0x80)
-    value = Math.floor(value / 128)
-  }
-  bytes.push(value)
-  return bytes
 }
 
 describe('awareness bounds', () => {

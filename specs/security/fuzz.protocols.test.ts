@@ -16,17 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { USER } from '../../core/events/actor.js'
 import { rawClient, type RawClient } from '../support/collabPeers.js'
 import { fuzzParameters } from '../support/fuzz.js'
+import { insertUpdate, varUint } from '../support/collabFrames.js'
 import { initialize, postMcp, startSecurityServer, within, type McpAnswer, type SecurityServer } from './sessionsRig.js'
-
-function varUint(value: number): number[] {
-  const bytes: number[] = []
-  while (value > 0x7f) {
-    bytes.push((value & 0x7f) | 0x80)
-    value = Math.floor(value / 128)
-  }
-  bytes.push(value)
-  return bytes
-}
 
 const withLength = (bytes: Uint8Array): number[] => [...varUint(bytes.length), ...bytes]
 
@@ -37,16 +28,6 @@ function syncStep1(): Uint8Array {
   encoding.writeVarUint(encoder, 0)
   encoding.writeVarUint8Array(encoder, Y.encodeStateVector(new Y.Doc()))
   return encoding.toUint8Array(encoder)
-}
-
-/** A real Yjs update inserting `text` (from a fresh client), so some frames are well-formed edits. */
-function insertUpdate(text: string): Uint8Array {
-  const doc = new Y.Doc()
-  let update: Uint8Array = new Uint8Array()
-  doc.on('update', (produced: Uint8Array) => (update = produced))
-  doc.getText('source').insert(0, text)
-  doc.destroy()
-  return update
 }
 
 type Frame = { readonly text: string } | { readonly binary: Uint8Array }
