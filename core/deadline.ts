@@ -3,20 +3,7 @@
  * stop waiting, not to cancel.
  */
 export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), ms)
-      }),
-    ])
-  } finally {
-    clearTimeout(timer)
-  }
+  return (await durableWithin(promise.then(() => undefined), ms)) !== 'late'
 }
 
 /** How an append's durability settled within a deadline: on disk, still on its way (it keeps going), or failed for good. */

@@ -184,27 +184,25 @@ export class CommentCommands {
     const head = await this.store.streamHead(stream)
     // Folded only once durable (a late change is withdrawn and never folded), so the fold waits for that answer.
     const appended = await appendFolded(this.store, [{ stream, events: [event], expectedVersion: head.version, fold: () => {} }])
-    const enqueued = { events: appended.recorded[0]!, durable: appended.durable }
-    const outcome = await durableWithin(enqueued.durable, this.journalDeadlineMs)
+    const recorded = appended.recorded[0]!
+    const outcome = await durableWithin(appended.durable, this.journalDeadlineMs)
     if (outcome === 'durable') {
-      this.view.apply(enqueued.events)
+      this.view.apply(recorded)
       return
     }
     if (outcome === 'failed') throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not record the comment change; nothing was changed')
     const withdrawal = await appendFolded(this.store, [
       {
         stream,
-        events: [{ type: 'comment.withdrawn', actor: event.actor, data: { streamVersion: enqueued.events[0]!.streamVersion } }],
-        expectedVersion: enqueued.events[0]!.streamVersion,
+        events: [{ type: 'comment.withdrawn', actor: event.actor, data: { streamVersion: recorded[0]!.streamVersion } }],
+        expectedVersion: recorded[0]!.streamVersion,
         fold: (events) => this.view.apply(events),
       },
     ])
     this.pending.set(docId, 'recording')
     // Settled either way, the document takes comment changes again: a change the log rolled back never happened.
-    const settled = () => {
-      if (this.pending.get(docId) !== undefined) this.pending.delete(docId)
-    }
-    void enqueued.durable.then(() => {
+    const settled = () => this.pending.delete(docId)
+    void appended.durable.then(() => {
       if (this.pending.get(docId) === 'recording') this.pending.set(docId, 'withdrawing')
       return withdrawal.durable
     }).then(settled, settled)

@@ -30,10 +30,6 @@ export class EditHooks {
     this.hooks.push(hook)
   }
 
-  get names(): readonly string[] {
-    return this.hooks.map((hook) => hook.name)
-  }
-
   async beforeTurn(input: EditHookInput): Promise<void> {
     for (const hook of this.hooks) await hook.beforeTurn?.(input)
   }
