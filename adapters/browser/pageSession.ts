@@ -10,6 +10,7 @@ import { BrowserError } from './errors.js'
  */
 
 const WORLD_NAME = 'quire-agent'
+const SCREENSHOT_ATTEMPTS = 4
 
 interface RemoteObject {
   readonly type: string
@@ -177,8 +178,18 @@ export class PageSession {
 
   /** The compositor's rendering as JPEG: no DOM is read and no page JavaScript runs (BRR.SCREENSHOT.2). */
   async screenshot(quality: number): Promise<string> {
-    const { data } = await this.cdp.send('Page.captureScreenshot', { format: 'jpeg', quality })
-    return data
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { data } = await this.cdp.send('Page.captureScreenshot', { format: 'jpeg', quality })
+        return data
+      } catch (error) {
+        // Headless Chromium refuses a capture while a background tab has no frame yet ("Unable to capture
+        // screenshot"); bringing the tab to the front makes the compositor draw one.
+        if (attempt >= SCREENSHOT_ATTEMPTS || !String(error).includes('Unable to capture screenshot')) throw error
+        await this.cdp.send('Page.bringToFront').catch(() => undefined)
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
+      }
+    }
   }
 
   async detach(): Promise<void> {
