@@ -25,6 +25,13 @@ export const settingsSchema = z.object({
    * process's memory hostage.
    */
   mcpMessageLimitBytes: z.number().int().min(MCP_MESSAGE_LIMIT_RANGE.min).max(MCP_MESSAGE_LIMIT_RANGE.max),
+  /** VMark's "Embedded browser" (on by default, BR.GEN.1): off, every `browser` and `browser_read` action is BROWSER_DISABLED. */
+  embeddedBrowser: z.boolean(),
+  /**
+   * Where AI tabs live: `sandbox`, a fresh non-persistent cookie store per assistant (BR.GEN.11), or `shared`, the
+   * person's own persistent browser profile, where every new origin needs the person's approval (BR.GEN.9).
+   */
+  browserPosture: z.enum(['sandbox', 'shared']),
 })
 export type Settings = z.infer<typeof settingsSchema>
 export type SettingValue = boolean | string | number
@@ -35,6 +42,8 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   cjkFormatting: DEFAULT_CJK_FORMATTING,
   reviewBacklogLimit: 20,
   mcpMessageLimitBytes: 4 * 1024 * 1024,
+  embeddedBrowser: true,
+  browserPosture: 'sandbox',
 })
 
 /**

@@ -32,6 +32,19 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
     },
   },
   {
+    title: 'Browser',
+    keys: {
+      embeddedBrowser: {
+        label: 'Embedded browser',
+        hint: 'When off, assistants cannot open, read or act on web pages: every browser action is refused.',
+      },
+      browserPosture: {
+        label: 'Assistant tabs use',
+        hint: 'sandbox: a fresh, separate cookie store per assistant. shared: your own browser profile (your logins), and each new site asks you first.',
+      },
+    },
+  },
+  {
     title: 'Workspaces',
     keys: {
       workspaceRail: { label: 'Show the workspace rail', hint: 'Each window shows one open workspace’s tabs at a time, picked in the rail.' },
