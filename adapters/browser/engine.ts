@@ -31,6 +31,11 @@ export interface EngineOptions {
   /** How long the browser may go without a call before it is stopped (its tabs are then reported closed). */
   readonly idleMs?: number
   readonly siteReaders?: readonly SiteReader[]
+  /**
+   * The person's persistent browser profile (cookies, storage): human tabs and AI tabs opened in the Shared posture
+   * use it (BR.GEN.11). Without it neither can be opened.
+   */
+  readonly profileDir?: string
 }
 
 export type TabCloseReason = 'closed' | 'closed-by-page' | 'crashed' | 'browser-crashed' | 'idle' | 'engine-stopped'

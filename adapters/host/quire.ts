@@ -32,6 +32,7 @@ export async function openQuire(home: string, options: QuireOptions = {}): Promi
     async close() {
       diskSync?.close()
       await services.validator.close()
+      await services.browser.stop()
       await engine.close()
     },
   }

@@ -1,6 +1,8 @@
+import { join } from 'node:path'
 import type { Commands, Engine } from '../../core/engine.js'
 import type { PresenceRegistry } from '../../core/presence/presenceRegistry.js'
 import { createWorkflowValidator, type WorkflowValidator } from '../actionlint/validator.js'
+import { BrowserEngine } from '../browser/engine.js'
 
 /**
  * Everything an adapter may call: the engine (its views for reading) and its commands, plus what only a process
@@ -11,9 +13,15 @@ export interface Services extends Commands {
   readonly validator: WorkflowValidator
   /** The editors attached through the collaboration endpoint (ephemeral, never logged). */
   readonly presence: PresenceRegistry
+  /**
+   * The daemon's one embedded browser (Chromium starts on first use): the MCP browser tools and the console's
+   * Browser view share it. The person's persistent profile lives in the data directory.
+   */
+  readonly browser: BrowserEngine
   readonly version: string
 }
 
 export function createServices(engine: Engine, version: string): Services {
-  return { ...engine.commands, engine, presence: engine.presence, validator: createWorkflowValidator(), version }
+  const browser = new BrowserEngine({ profileDir: join(engine.home, 'browser-profile') })
+  return { ...engine.commands, engine, presence: engine.presence, validator: createWorkflowValidator(), browser, version }
 }
