@@ -1,6 +1,8 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { BrowserError } from './errors.js'
 import { extractArticle, type SiteReader } from './extract.js'
+import { detectGate } from './gateSignals.js'
+import type { Gate } from './gates.js'
 import { PageSession } from './pageSession.js'
 import { redactUrl } from './url.js'
 import { BUILTIN_SITE_READERS } from './wikipediaReader.js'
@@ -56,7 +58,9 @@ export interface TabState {
 }
 
 export type NavigationOutcome =
-  | { readonly status: 'loaded'; readonly navigationId: string; readonly tabId: string; readonly url: string; readonly title: string; readonly generation: number }
+  | { readonly status: 'loaded'; readonly navigationId: string; readonly tabId: string; readonly url: string; readonly title: string; readonly generation: number
+      /** The landing page reads as a login wall, consent page, challenge or rate limit: advisory only (BR.GATE.1–5). */
+      readonly gate?: Gate }
   | { readonly status: 'failed'; readonly navigationId: string; readonly tabId: string; readonly url: string; readonly error: string }
 
 /** What `open`, `navigate` and `wait` answer: a failure or a supersession is thrown as its token instead. */
@@ -400,7 +404,9 @@ export class BrowserEngine {
     tab.page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_LIMIT_MS }).then(
       async () => {
         const title = await tab.session.title().catch(() => '')
-        ticket.settle({ status: 'loaded', navigationId: ticket.id, tabId: tab.id, url: redactUrl(tab.page.url()), title, generation: tab.generation })
+        // Read once, when the ticket settles, so that a later wait gives the same outcome (BRR.WAIT.6); never throws.
+        const gate = await detectGate(tab.session)
+        ticket.settle({ status: 'loaded', navigationId: ticket.id, tabId: tab.id, url: redactUrl(tab.page.url()), title, generation: tab.generation, ...(gate ? { gate } : {}) })
       },
       (error: Error) => {
         ticket.settle({ status: 'failed', navigationId: ticket.id, tabId: tab.id, url: redactUrl(url), error: error.message.split('\n', 1)[0] ?? 'navigation failed' })

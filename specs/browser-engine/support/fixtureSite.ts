@@ -7,7 +7,7 @@ import { REPO_ROOT } from '../../support/mcpHarness.js'
 /**
  * The fixture web site (specs/fixtures/site) on loopback, for the browser engine's tests. Besides the static pages:
  * `/many?n=N` (N buttons, for the caps), `/cookie/set?v=V` and `/cookie/show` (a cookie written and shown back, to tell
- * cookie stores apart), `/slow.html?hold=NAME` (a page that loads once released), `/huge` (an article past the extract cap), and `/hold/NAME`, a response held until the test calls `release(NAME)`, so
+ * cookie stores apart), `/slow.html?hold=NAME` (a page that loads once released), `/huge` (an article past the extract cap), static pages in folders and with `?status=N` (served with that HTTP status), and `/hold/NAME`, a response held until the test calls `release(NAME)`, so
  * that a test decides exactly when a page finishes loading or changes — no timing guesses.
  */
 export interface FixtureSite {
@@ -67,9 +67,12 @@ export async function serveFixtureSite(): Promise<FixtureSite> {
       })
     }
     const file = url.pathname === '/' ? 'index.html' : url.pathname.slice(1)
-    if (!/^[\w-]+\.html$/.test(file)) return void response.writeHead(404).end('not found')
+    // Pages may sit in folders (gates/consent/…); segments of word characters only, so nothing climbs out of the site.
+    if (!/^(?:[\w-]+\/)*[\w-]+\.html$/.test(file)) return void response.writeHead(404).end('not found')
+    // `?status=429` serves the page with that HTTP status, as an error page of a real site would be.
+    const status = /^[2-5]\d\d$/.test(url.searchParams.get('status') ?? '') ? Number(url.searchParams.get('status')) : 200
     readFile(join(SITE_DIR, file)).then(
-      (body) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body),
+      (body) => response.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body),
       () => response.writeHead(404).end('not found'),
     )
   })
