@@ -10,6 +10,8 @@ import { AGENTS_STREAM } from './agents/events.js'
 import { AgentCommands } from './agents/commands.js'
 import { APPROVALS_STREAM } from './approvals/events.js'
 import { ApprovalCommands } from './approvals/commands.js'
+import { BrowserAccess, evolveBrowserLog, initialBrowserLog, type BrowserLogState } from './browser/commands.js'
+import { BROWSER_STREAM } from './browser/events.js'
 import { DocumentCommands } from './documents/commands.js'
 import { EditHooks } from './documents/editHooks.js'
 import { EditorGuards } from './edits/editorGuards.js'
@@ -46,6 +48,8 @@ export interface Views {
   readonly approvals: FoldedStream<ApprovalsState>
   readonly settings: FoldedStream<Settings>
   readonly agents: FoldedStream<AgentsState>
+  /** The `browser` stream's version (its actions are read from the log, not kept). */
+  readonly browser: FoldedStream<BrowserLogState>
   /** Every document's review threads (the `comments:<docId>` streams). */
   readonly comments: CommentsProjection
 }
@@ -65,6 +69,8 @@ export interface Commands {
   readonly selection: SelectionCommands
   /** The review backlog of AI changes (DOC.WRITE.18): counts, the person's review marks, the limit check. */
   readonly review: ReviewCommands
+  /** Whether an assistant may do a browser action now (grants, approvals, attachments), and the record of each one. */
+  readonly browserAccess: BrowserAccess
 }
 
 /** The core wired together: the log, the write models folded from it, presence, and the commands that decide. */
@@ -93,6 +99,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
       approvals: new FoldedStream(APPROVALS_STREAM, initialApprovals, evolveApprovals),
       settings: new FoldedStream(SETTINGS_STREAM, initialSettings, evolveSettings),
       agents: new FoldedStream(AGENTS_STREAM, initialAgents, evolveAgents),
+      browser: new FoldedStream(BROWSER_STREAM, initialBrowserLog, evolveBrowserLog),
       comments: new CommentsProjection(),
     }
     for (const view of Object.values(views)) await view.load(store)
@@ -163,6 +170,7 @@ function wire(
     rewrites: new RewriteCommands(views.workspace, views.settings, documents, documentCommands, editors, hooks),
     selection: new SelectionCommands(views.workspace, documents, documentCommands, presence, editors, hooks),
     agents: new AgentCommands(store, views.agents),
+    browserAccess: new BrowserAccess(store, views.browser, approvals, now),
     settings: new SettingsCommands(store, views.settings),
     workspace: new WorkspaceCommands(store, views.workspace, views.settings, documents, documentCommands, approvals),
   }

@@ -1,5 +1,6 @@
 import { agentEvents } from './agents/events.js'
 import { approvalEvents } from './approvals/events.js'
+import { browserEvents } from './browser/events.js'
 import { commentEvents } from './comments/events.js'
 import { documentEvents } from './documents/events.js'
 import { reviewEvents } from './review/events.js'
@@ -9,4 +10,4 @@ import { EventRegistry } from './events/schema.js'
 
 /** Every event type Quire writes. A type, once released, is never removed: old logs must keep replaying. */
 export const createEventRegistry = (): EventRegistry =>
-  new EventRegistry([...documentEvents, ...workspaceEvents, ...approvalEvents, ...settingsEvents, ...agentEvents, ...commentEvents, ...reviewEvents])
+  new EventRegistry([...documentEvents, ...workspaceEvents, ...approvalEvents, ...settingsEvents, ...agentEvents, ...commentEvents, ...reviewEvents, ...browserEvents])

@@ -20,7 +20,7 @@ commands:
   agent add NAME          print a new token for an AI client (its principal on every event)
   agent list              every agent: name, when added, live or revoked (never a token)
   agent revoke NAME       revoke the agent's token; its open MCP sessions end
-  approvals [list | approve ID | deny ID]
+  approvals [list | approve ID [--scope once|site|navigation] | deny ID]
                           the person's side of every approval an assistant asked for
   settings [list | set KEY VALUE]
                           the person's settings, e.g. cjkFormatting.quoteStyle corner for the cjk-format transform

@@ -12,6 +12,7 @@ import { resolveDocument } from '../../core/audit/resolve.js'
 import { settingEntries } from '../../core/settings/events.js'
 import { adminCommentRoutes } from './adminComments.js'
 import { apiBodyLimit } from './guard.js'
+import { parseApprovalScope } from '../../core/approvals/events.js'
 
 /**
  * The person's side of the daemon, for the `quire` CLI (and later the console): approvals and agent tokens.
@@ -36,7 +37,7 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
   app.get('/approvals', (c) => c.json({ approvals: services.approvals.list() }))
   app.post('/approvals/:id/:decision{approve|deny}', async (c) => {
     const decision = c.req.param('decision') === 'approve' ? 'approved' : 'denied'
-    return c.json({ approval: await services.approvals.decide(c.req.param('id'), decision, USER) })
+    return c.json({ approval: await services.approvals.decide(c.req.param('id'), decision, USER, parseApprovalScope(c.req.query('scope'))) })
   })
   app.get('/settings', (c) => c.json({ settings: Object.fromEntries(settingEntries(services.settings.state)) }))
   app.post('/settings', async (c) => {

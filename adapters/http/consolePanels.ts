@@ -5,6 +5,7 @@ import { isQuireError } from '../../core/errors.js'
 import { tabTitle } from '../../projections/session/sessionView.js'
 import { settingEntries, settingsSchema, type SettingValue } from '../../core/settings/events.js'
 import type { ApprovalView } from '../../core/approvals/commands.js'
+import { parseApprovalScope } from '../../core/approvals/events.js'
 import type { Services } from '../host/services.js'
 import type { ConsoleError } from './consoleApi.js'
 import type {
@@ -30,7 +31,8 @@ export function consolePanelRoutes(services: Services): Hono {
   app.get('/panels/approvals', (c) => c.json(approvals(services), 200, NO_STORE))
   app.post('/panels/approvals/:id/:decision{approve|deny}', async (c) => {
     const decision = c.req.param('decision') === 'approve' ? 'approved' : 'denied'
-    const body: PanelApprovalDecided = { approval: panelApproval(await services.approvals.decide(c.req.param('id'), decision, USER)) }
+    const scope = parseApprovalScope(c.req.query('scope'))
+    const body: PanelApprovalDecided = { approval: panelApproval(await services.approvals.decide(c.req.param('id'), decision, USER, scope)) }
     return c.json(body)
   })
 
@@ -80,8 +82,8 @@ function approvals(services: Services): PanelApprovals {
 }
 
 function panelApproval(view: ApprovalView): PanelApproval {
-  const { approvalId, kind, subject, connection, principal, requestedAt, decidedAt, status, expiresAt } = view
-  return { approvalId, kind, subject, connection, principal, requestedAt, decidedAt, status, expiresAt }
+  const { approvalId, kind, subject, origin, scopes, scope, connection, principal, requestedAt, decidedAt, status, expiresAt } = view
+  return { approvalId, kind, subject, origin, scopes, scope, connection, principal, requestedAt, decidedAt, status, expiresAt }
 }
 
 function settings(services: Services): PanelSettings {

@@ -5,7 +5,7 @@
  * recorded with actor `user`.
  *
  *   GET  /console/api/panels/approvals                         → PanelApprovals
- *   POST /console/api/panels/approvals/:id/approve | deny      → PanelApprovalDecided
+ *   POST /console/api/panels/approvals/:id/approve | deny      → PanelApprovalDecided  (approve takes ?scope=once|site|navigation)
  *   GET  /console/api/panels/settings                          → PanelSettings
  *   POST /console/api/panels/settings  {key, value}            → PanelSettings
  *   GET  /console/api/panels/divergences                       → PanelDivergences
@@ -17,15 +17,28 @@
  * Errors are `{error, message}` (ConsoleError) with 400, 401 or 404.
  */
 
-export type PanelApprovalKind = 'open_workspace' | 'save_as'
+export type PanelApprovalKind =
+  | 'open_workspace'
+  | 'save_as'
+  | 'browser_act'
+  | 'browser_execute_js'
+  | 'browser_attach'
+  | 'browser_destination'
+/** `once`: just this action. `site`: every such action on the page's origin from that connection. `navigation`: until the tab navigates. */
+export type PanelApprovalScope = 'once' | 'site' | 'navigation'
 export type PanelApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired'
 
 export interface PanelApproval {
   readonly approvalId: string
   /** What is asked: open `subject` as a workspace, or save a tab to the new path `subject`. */
   readonly kind: PanelApprovalKind
-  /** The canonical path, symlinks resolved. */
+  /** What exactly is asked: the canonical path (symlinks resolved), or the browser operation with its target and text. */
   readonly subject: string
+  /** The page's origin, for browser requests. */
+  readonly origin: string | null
+  /** The scopes the person may give (`once` first); the approval's scope once decided. */
+  readonly scopes: readonly PanelApprovalScope[]
+  readonly scope: PanelApprovalScope
   /** The MCP connection that asked: only its retries can use the approval. */
   readonly connection: string
   /** The agent whose token the connection presented; null for an anonymous connection. */

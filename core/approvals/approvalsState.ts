@@ -1,6 +1,6 @@
 import { dataOf } from '../events/schema.js'
 import type { RecordedEvent } from '../log/eventLog.js'
-import { APPROVAL_LIFETIME_MS, ApprovalConsumed, ApprovalDecided, ApprovalRequested, type ApprovalKind } from './events.js'
+import { APPROVAL_LIFETIME_MS, ApprovalConsumed, ApprovalDecided, ApprovalRequested, GRANT_LIFETIME_MS, type ApprovalKind, type ApprovalScope } from './events.js'
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired'
 
@@ -10,9 +10,13 @@ export interface Approval {
   readonly subject: string
   readonly connection: string
   readonly principal: string | null
+  /** The page's origin, for browser requests. */
+  readonly origin: string | null
   readonly requestedAt: number
   readonly decidedAt: number | null
   readonly decision: 'approved' | 'denied' | null
+  /** What an approval covers (`once` until decided otherwise). */
+  readonly scope: ApprovalScope
   readonly consumed: boolean
 }
 
@@ -25,25 +29,27 @@ export function evolveApprovals(state: ApprovalsState, event: RecordedEvent): Ap
   const next = new Map(state)
   switch (event.type) {
     case ApprovalRequested.type: {
-      const { approvalId, kind, subject, connection, principal } = dataOf(event, ApprovalRequested)
+      const { approvalId, kind, subject, connection, principal, origin } = dataOf(event, ApprovalRequested)
       next.set(approvalId, {
         approvalId,
         kind,
         subject,
         connection,
         principal,
+        origin: origin ?? null,
         requestedAt: event.at,
         decidedAt: null,
         decision: null,
+        scope: 'once',
         consumed: false,
       })
       return next
     }
     case ApprovalDecided.type: {
-      const { approvalId, decision } = dataOf(event, ApprovalDecided)
+      const { approvalId, decision, scope } = dataOf(event, ApprovalDecided)
       const approval = state.get(approvalId)
       if (!approval) return state
-      next.set(approval.approvalId, { ...approval, decidedAt: event.at, decision })
+      next.set(approval.approvalId, { ...approval, decidedAt: event.at, decision, scope: scope ?? 'once' })
       return next
     }
     case ApprovalConsumed.type: {
@@ -59,14 +65,20 @@ export function evolveApprovals(state: ApprovalsState, event: RecordedEvent): Ap
 
 /**
  * Where an approval stands at `now`. Expiry is a matter of time, not an event: an undecided request, or an approval
- * not used, lapses five minutes after its last change (APPR.1). A denial stands until the person approves.
+ * not used, lapses five minutes after its last change (APPR.1); a standing grant (`site`, `navigation`) an hour after
+ * it was given. A denial stands until the person approves.
  */
 export function approvalStatus(approval: Approval, now: number): ApprovalStatus {
   if (approval.consumed) return 'consumed'
   if (approval.decision === 'denied') return 'denied'
   const since = approval.decidedAt ?? approval.requestedAt
-  if (now - since > APPROVAL_LIFETIME_MS) return 'expired'
+  if (now - since > lifetimeOf(approval)) return 'expired'
   return approval.decision === 'approved' ? 'approved' : 'pending'
+}
+
+/** How long an approval stays good after its last change. */
+export function lifetimeOf(approval: Approval): number {
+  return approval.decision === 'approved' && approval.scope !== 'once' ? GRANT_LIFETIME_MS : APPROVAL_LIFETIME_MS
 }
 
 /** The newest request for exactly this action from this connection, if any. */

@@ -3,10 +3,10 @@ import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
 import type { EventLog } from '../log/eventLog.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
-import { approvalStatus, findApproval, type Approval, type ApprovalsState, type ApprovalStatus } from './approvalsState.js'
+import { approvalStatus, findApproval, lifetimeOf, type Approval, type ApprovalsState, type ApprovalStatus } from './approvalsState.js'
 import type { FoldingAppend } from '../streams/append.js'
 import { decideApprovals } from './decider.js'
-import { APPROVAL_LIFETIME_MS, type ApprovalKind } from './events.js'
+import { SCOPES_BY_KIND, type ApprovalKind, type ApprovalScope } from './events.js'
 
 /** Where an action that needs a person's approval stands for the connection that asks. */
 export type Gate =
@@ -16,6 +16,8 @@ export type Gate =
 export interface ApprovalView extends Approval {
   readonly status: ApprovalStatus
   readonly expiresAt: number | null
+  /** The scopes the person may give this request (`once` first). */
+  readonly scopes: readonly ApprovalScope[]
 }
 
 export class ApprovalCommands {
@@ -30,14 +32,14 @@ export class ApprovalCommands {
    * caller appends `consumption` with the action, atomically); otherwise a new request is raised unless one is
    * already waiting or was denied (a denial stands until the person approves).
    */
-  async gate(kind: ApprovalKind, subject: string, connection: string, principal: string | null, actor: Actor): Promise<Gate> {
+  async gate(kind: ApprovalKind, subject: string, connection: string, principal: string | null, actor: Actor, origin?: string): Promise<Gate> {
     const approvalId = newId('ap')
     const now = this.now()
     let deniedBefore = false
     const state = await this.view.handle(this.store, (current) => {
       const newest = findApproval(current, kind, subject, connection)
       deniedBefore = newest !== undefined && approvalStatus(newest, now) === 'denied'
-      return decideApprovals({ type: 'request', approvalId, kind, subject, connection, principal, actor, now }, current)
+      return decideApprovals({ type: 'request', approvalId, kind, subject, connection, principal, actor, now, ...(origin !== undefined ? { origin } : {}) }, current)
     })
     const raised = state.get(approvalId)
     // After a denial the call still fails, and asks the person again with a new request (the denial stays decided).
@@ -55,10 +57,56 @@ export class ApprovalCommands {
     return this.view.own(decideApprovals({ type: 'consume', approvalId: approval.approvalId, actor, now: this.now() }, this.view.state))
   }
 
-  /** The person's decision. An approval may be denied while unused; a denial is final (a new request asks again). */
-  async decide(approvalId: string, decision: 'approved' | 'denied', actor: Actor): Promise<ApprovalView> {
-    const state = await this.view.handle(this.store, (current) => decideApprovals({ type: 'decide', approvalId, decision, actor, now: this.now() }, current))
+  /**
+   * Uses up an approved `once` approval on its own, before the approved action runs (the browser's actions cannot be
+   * appended atomically with their effect on a page, so two calls must not both pass one approval). Throws
+   * APPROVAL_REQUIRED if another call used it first or it lapsed.
+   */
+  async consume(approval: Approval, actor: Actor): Promise<void> {
+    await this.view.handle(this.store, (current) => decideApprovals({ type: 'consume', approvalId: approval.approvalId, actor, now: this.now() }, current))
+  }
+
+  /**
+   * The person's decision, with the scope they chose (`once` unless given). An approval may be denied while unused,
+   * which also withdraws a standing grant; a denial is final (a new request asks again).
+   */
+  async decide(approvalId: string, decision: 'approved' | 'denied', actor: Actor, scope?: ApprovalScope): Promise<ApprovalView> {
+    const state = await this.view.handle(this.store, (current) =>
+      decideApprovals({ type: 'decide', approvalId, decision, actor, now: this.now(), ...(scope !== undefined ? { scope } : {}) }, current),
+    )
     return this.describe(state.get(approvalId)!)
+  }
+
+  /** The approval as it stands now, or undefined. */
+  find(approvalId: string): ApprovalView | undefined {
+    const approval = this.view.state.get(approvalId)
+    return approval && this.describe(approval)
+  }
+
+  /** Every approval of the folded state (for the rules that search it, such as the browser's standing grants). */
+  get state(): ApprovalsState {
+    return this.view.state
+  }
+
+  /**
+   * Resolves with the approval once the person decides it, or with it as it stands when `waitMs` passes first (the
+   * assistant's call waits this long for a person watching the console, then answers and the request stays open).
+   */
+  waitForDecision(approvalId: string, waitMs: number): Promise<ApprovalView | undefined> {
+    const decided = (): boolean => this.view.state.get(approvalId)?.decision != null
+    if (decided() || waitMs <= 0) return Promise.resolve(this.find(approvalId))
+    return new Promise((resolve) => {
+      const finish = (): void => {
+        clearTimeout(timer)
+        stop()
+        resolve(this.find(approvalId))
+      }
+      const stop = this.view.onChange(() => {
+        if (decided()) finish()
+      })
+      const timer = setTimeout(finish, waitMs)
+      timer.unref()
+    })
   }
 
   /** Every approval, newest first, with its status now. */
@@ -70,6 +118,6 @@ export class ApprovalCommands {
     const status = approvalStatus(approval, this.now())
     const live = status === 'pending' || status === 'approved'
     const since = approval.decidedAt ?? approval.requestedAt
-    return { ...approval, status, expiresAt: live ? since + APPROVAL_LIFETIME_MS : null }
+    return { ...approval, status, expiresAt: live ? since + lifetimeOf(approval) : null, scopes: SCOPES_BY_KIND[approval.kind] }
   }
 }

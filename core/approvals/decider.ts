@@ -2,7 +2,7 @@ import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
 import type { EventInput } from '../log/eventLog.js'
 import { approvalStatus, findApproval, type ApprovalsState } from './approvalsState.js'
-import type { ApprovalKind } from './events.js'
+import { SCOPES_BY_KIND, type ApprovalKind, type ApprovalScope } from './events.js'
 
 /**
  * What is asked of the approvals stream. `now` is the engine's clock when the command was made (expiry is a
@@ -16,10 +16,20 @@ export type ApprovalCommand =
       readonly subject: string
       readonly connection: string
       readonly principal: string | null
+      /** The page's origin, for browser requests. */
+      readonly origin?: string
       readonly actor: Actor
       readonly now: number
     }
-  | { readonly type: 'decide'; readonly approvalId: string; readonly decision: 'approved' | 'denied'; readonly actor: Actor; readonly now: number }
+  | {
+      readonly type: 'decide'
+      readonly approvalId: string
+      readonly decision: 'approved' | 'denied'
+      /** What an approval covers; `once` when not given. Must be one the request's kind offers. */
+      readonly scope?: ApprovalScope
+      readonly actor: Actor
+      readonly now: number
+    }
   | { readonly type: 'consume'; readonly approvalId: string; readonly actor: Actor; readonly now: number }
 
 /**
@@ -52,8 +62,8 @@ export function decideApprovals(command: ApprovalCommand, state: ApprovalsState)
           limit: MAX_PENDING_APPROVALS,
         })
       }
-      const { approvalId, kind, subject, connection, principal } = command
-      return [{ type: 'approval.requested', actor: command.actor, data: { approvalId, kind, subject, connection, principal } }]
+      const { approvalId, kind, subject, connection, principal, origin } = command
+      return [{ type: 'approval.requested', actor: command.actor, data: { approvalId, kind, subject, connection, principal, ...(origin !== undefined ? { origin } : {}) } }]
     }
     case 'decide': {
       const approval = state.get(command.approvalId)
@@ -65,7 +75,16 @@ export function decideApprovals(command: ApprovalCommand, state: ApprovalsState)
       if (status === 'denied') {
         throw new QuireError('INVALID_ARGUMENT', `approval ${command.approvalId} was denied, and a denial stays decided; when the assistant asks again, a new request will ask you`)
       }
-      return [{ type: 'approval.decided', actor: command.actor, data: { approvalId: command.approvalId, decision: command.decision } }]
+      if (command.decision === 'denied') {
+        return [{ type: 'approval.decided', actor: command.actor, data: { approvalId: command.approvalId, decision: 'denied' } }]
+      }
+      const scope = command.scope ?? 'once'
+      const offered = SCOPES_BY_KIND[approval.kind]
+      if (!offered.includes(scope)) {
+        throw new QuireError('INVALID_ARGUMENT', `a ${approval.kind} approval can be given ${offered.map((s) => `"${s}"`).join(' or ')}, not "${scope}"`)
+      }
+      if (status === 'approved') throw new QuireError('INVALID_ARGUMENT', `approval ${command.approvalId} is already approved`)
+      return [{ type: 'approval.decided', actor: command.actor, data: { approvalId: command.approvalId, decision: 'approved', scope } }]
     }
     case 'consume': {
       const approval = state.get(command.approvalId)

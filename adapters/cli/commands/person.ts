@@ -9,6 +9,7 @@ import type { Services } from '../../host/services.js'
 import { agentList, type AgentListing } from '../../http/adminRoute.js'
 import { findOwner, type OwnerClient } from '../owner.js'
 import { UsageError } from '../usage.js'
+import { parseApprovalScope } from '../../../core/approvals/events.js'
 
 /**
  * The person's commands: agent tokens, approvals, document history. Each goes to the process that owns the data
@@ -66,7 +67,10 @@ export async function agentCommand(home: string, args: string[], out: (line: str
 /** `quire approvals list|approve ID|deny ID`: the person's side of every approval. */
 export async function approvalsCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
   const [action = 'list', id, ...rest] = args
-  if (rest.length > 0) throw new UsageError('approvals list | approve ID | deny ID')
+  const usage = 'approvals list | approve ID [--scope once|site|navigation] | deny ID'
+  const scopeFlag = rest[0] === '--scope' && rest.length === 2 && action === 'approve' ? rest[1] : undefined
+  if (rest.length > 0 && scopeFlag === undefined) throw new UsageError(usage)
+  const scope = parseApprovalScope(scopeFlag)
   if (action === 'list') {
     if (id !== undefined) throw new UsageError('approvals list takes no argument')
     const approvals = await withOwner(
@@ -78,12 +82,12 @@ export async function approvalsCommand(home: string, args: string[], out: (line:
     for (const approval of approvals) out(formatApproval(approval))
     return 0
   }
-  if ((action !== 'approve' && action !== 'deny') || !id) throw new UsageError('approvals list | approve ID | deny ID')
+  if ((action !== 'approve' && action !== 'deny') || !id) throw new UsageError(usage)
   const decision = action === 'approve' ? 'approved' : 'denied'
   const approval = await withOwner(
     home,
-    async (owner) => (await owner.request<{ approval: ApprovalView }>('POST', `/admin/approvals/${encodeURIComponent(id)}/${action}`)).approval,
-    (services) => services.approvals.decide(id, decision, USER),
+    async (owner) => (await owner.request<{ approval: ApprovalView }>('POST', `/admin/approvals/${encodeURIComponent(id)}/${action}${scope ? `?scope=${scope}` : ''}`)).approval,
+    (services) => services.approvals.decide(id, decision, USER, scope),
   )
   out(formatApproval(approval))
   return 0
@@ -92,7 +96,9 @@ export async function approvalsCommand(home: string, args: string[], out: (line:
 function formatApproval(approval: ApprovalView): string {
   const who = approval.principal ?? 'anonymous'
   const expires = approval.expiresAt === null ? '' : ` (expires ${new Date(approval.expiresAt).toISOString()})`
-  return `${approval.approvalId}  ${approval.status.padEnd(8)}  ${approval.kind} ${approval.subject}  for ${who} on ${approval.connection}${expires}`
+  // A pending request lists the scopes the person may give; a decided one the scope it was given.
+  const scopes = approval.status === 'pending' ? (approval.scopes.length > 1 ? `  [--scope ${approval.scopes.join('|')}]` : '') : approval.decision === 'approved' && approval.scope !== 'once' ? `  (${approval.scope})` : ''
+  return `${approval.approvalId}  ${approval.status.padEnd(8)}  ${approval.kind} ${approval.subject}  for ${who} on ${approval.connection}${expires}${scopes}`
 }
 
 /** `quire history PATH_OR_ID`: every save and open of a document; assistants' saves are marked `(mcp)`. */

@@ -13,7 +13,7 @@ const request = (approvalId = 'ap-1', connection = 'c1') =>
 const requested = (approvalId = 'ap-1', connection = 'c1') => ({
   type: 'approval.requested', actor: agent, data: { approvalId, kind: 'save_as', subject: '/w/b.md', connection, principal: 'claude' },
 })
-const decided = (decision: 'approved' | 'denied', approvalId = 'ap-1') => ({ type: 'approval.decided', actor: USER, data: { approvalId, decision } })
+const decided = (decision: 'approved' | 'denied', approvalId = 'ap-1') => ({ type: 'approval.decided', actor: USER, data: decision === 'approved' ? { approvalId, decision, scope: 'once' } : { approvalId, decision } })
 
 describe('the approvals decider (APPR.1)', () => {
   it('given nothing, when a connection asks, then a request bound to that connection is raised', () => {
@@ -71,5 +71,32 @@ describe('the approvals decider bounds what waits for the person (issue 11, find
       .then([{ type: 'approval.requested', actor: agent, data: { approvalId: 'ap-99', kind: 'save_as', subject: '/w/new.md', connection: 'c99', principal: 'other' } }])
     approvals.given(waiting, at).when({ ...request('ap-99', 'c99'), subject: '/w/new.md', now: at + APPROVAL_LIFETIME_MS + 1 })
       .then([{ type: 'approval.requested', actor: agent, data: { approvalId: 'ap-99', kind: 'save_as', subject: '/w/new.md', connection: 'c99', principal: 'claude' } }])
+  })
+})
+
+describe('the approvals decider gives scopes (issue 13: standing browser grants, attachments until navigation)', () => {
+  const browserRequest = {
+    type: 'approval.requested', actor: agent,
+    data: { approvalId: 'ap-1', kind: 'browser_act', subject: 'click button "Buy" on http://shop.test', connection: 'c1', principal: 'claude', origin: 'http://shop.test' },
+  }
+  const decide = (scope?: 'once' | 'site' | 'navigation') =>
+    ({ type: 'decide', approvalId: 'ap-1', decision: 'approved', actor: USER, now: at, ...(scope ? { scope } : {}) }) as const
+
+  it('given a browser act request, when the person allows it on the site, then the decision carries scope site', () => {
+    approvals.given([browserRequest]).when(decide('site')).then([{ type: 'approval.decided', actor: USER, data: { approvalId: 'ap-1', decision: 'approved', scope: 'site' } }])
+  })
+
+  it('given a save_as request, when the person tries a standing scope, then INVALID_ARGUMENT names the scopes it offers', () => {
+    approvals.given([requested()]).when(decide('site')).thenRefuses('INVALID_ARGUMENT', /"once"/)
+  })
+
+  it('given an approved request, when it is approved again, then INVALID_ARGUMENT: a decision is made once', () => {
+    approvals.given([browserRequest, { type: 'approval.decided', actor: USER, data: { approvalId: 'ap-1', decision: 'approved', scope: 'site' } }])
+      .when(decide('once')).thenRefuses('INVALID_ARGUMENT', /already approved/)
+  })
+
+  it('given a standing grant, when the person denies it, then it is withdrawn (denied)', () => {
+    approvals.given([browserRequest, { type: 'approval.decided', actor: USER, data: { approvalId: 'ap-1', decision: 'approved', scope: 'site' } }])
+      .when({ type: 'decide', approvalId: 'ap-1', decision: 'denied', actor: USER, now: at }).then([decided('denied')])
   })
 })

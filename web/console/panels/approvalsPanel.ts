@@ -1,11 +1,22 @@
-import type { PanelApproval, PanelApprovals } from '../../../adapters/http/consolePanelsApi.js'
+import type { PanelApproval, PanelApprovals, PanelApprovalScope } from '../../../adapters/http/consolePanelsApi.js'
 import { h } from '../dom.js'
 
 /** What the person is asked to allow, in words. */
 const ASKS = {
   open_workspace: 'Open this folder as a workspace',
   save_as: 'Save a document to this new file',
+  browser_act: 'Act on a web page',
+  browser_execute_js: 'Run this script in a web page',
+  browser_attach: 'Let the assistant use a tab you opened',
+  browser_destination: 'Load a new site in your own browser profile',
 } as const
+
+/** The button for each scope the person may give. */
+const SCOPE_BUTTONS: Readonly<Record<PanelApprovalScope, string>> = {
+  once: 'Allow once',
+  site: 'Allow on this site',
+  navigation: 'Allow until it navigates',
+}
 
 const STATUS_WORDS = {
   pending: 'waiting for you',
@@ -26,7 +37,7 @@ export class ApprovalsPanel {
   private renderedKey = ''
   private clockOffset = 0
 
-  constructor(private readonly onDecide: (approvalId: string, decision: 'approve' | 'deny') => void) {}
+  constructor(private readonly onDecide: (approvalId: string, decision: 'approve' | 'deny', scope?: PanelApprovalScope) => void) {}
 
   update(approvals: PanelApprovals): void {
     this.clockOffset = approvals.now - Date.now()
@@ -63,6 +74,7 @@ export class ApprovalsPanel {
       { className: `approval status-${approval.status}`, attrs: { 'data-approval-id': approval.approvalId, 'data-status': approval.status } },
       h('div', { className: 'approval-what', text: ASKS[approval.kind] }),
       h('code', { className: 'approval-subject', text: approval.subject }),
+      ...(approval.origin !== null ? [h('div', { className: 'approval-origin' }, 'Site ', h('code', { text: approval.origin }))] : []),
       h(
         'div',
         { className: 'approval-who' },
@@ -83,7 +95,16 @@ export class ApprovalsPanel {
             h(
               'div',
               { className: 'approval-actions' },
-              h('button', { className: 'approve primary', text: 'Approve', attrs: { type: 'button' }, onClick: () => this.onDecide(approval.approvalId, 'approve') }),
+              ...(approval.scopes.length > 1
+                ? approval.scopes.map((scope, index) =>
+                    h('button', {
+                      className: `approve${index === 0 ? ' primary' : ''}`,
+                      text: SCOPE_BUTTONS[scope],
+                      attrs: { type: 'button', 'data-scope': scope },
+                      onClick: () => this.onDecide(approval.approvalId, 'approve', scope),
+                    }),
+                  )
+                : [h('button', { className: 'approve primary', text: 'Approve', attrs: { type: 'button' }, onClick: () => this.onDecide(approval.approvalId, 'approve') })]),
               h('button', { className: 'deny', text: 'Deny', attrs: { type: 'button' }, onClick: () => this.onDecide(approval.approvalId, 'deny') }),
             ),
           ]

@@ -29,9 +29,9 @@ export function mountPanels(shell: Pick<Shell, 'modeSwitch' | 'tabStrip' | 'edit
     error.textContent = ''
   }
 
-  const approvals = new ApprovalsPanel((approvalId, decision) => {
+  const approvals = new ApprovalsPanel((approvalId, decision, scope) => {
     clearError()
-    api.decide(approvalId, decision).then(refreshApprovals, report)
+    api.decide(approvalId, decision, scope).then(refreshApprovals, report)
   })
   const settings = new SettingsPanel((change: PanelSettingChange) => {
     clearError()

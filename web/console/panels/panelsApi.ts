@@ -1,5 +1,5 @@
 import type {
-  PanelAgentAdded, PanelAgents, PanelApprovalDecided, PanelApprovals, PanelDivergences, PanelSettingChange, PanelSettings,
+  PanelAgentAdded, PanelAgents, PanelApprovalDecided, PanelApprovals, PanelApprovalScope, PanelDivergences, PanelSettingChange, PanelSettings,
 } from '../../../adapters/http/consolePanelsApi.js'
 import { consoleRequest } from '../request.js'
 
@@ -13,8 +13,8 @@ export class PanelsApi {
     return this.call('GET', '/panels/approvals')
   }
 
-  decide(approvalId: string, decision: 'approve' | 'deny'): Promise<PanelApprovalDecided> {
-    return this.call('POST', `/panels/approvals/${encodeURIComponent(approvalId)}/${decision}`)
+  decide(approvalId: string, decision: 'approve' | 'deny', scope?: PanelApprovalScope): Promise<PanelApprovalDecided> {
+    return this.call('POST', `/panels/approvals/${encodeURIComponent(approvalId)}/${decision}${scope ? `?scope=${scope}` : ''}`)
   }
 
   settings(): Promise<PanelSettings> {

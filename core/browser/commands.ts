@@ -1,0 +1,111 @@
+import { approvalStatus } from '../approvals/approvalsState.js'
+import type { ApprovalCommands, ApprovalView } from '../approvals/commands.js'
+import type { Actor } from '../events/actor.js'
+import { isQuireError } from '../errors.js'
+import type { EventLog } from '../log/eventLog.js'
+import type { FoldedStream } from '../streams/foldedStream.js'
+import { decideBrowserAction, type BrowserActionEntry } from './decider.js'
+import { standingGrant } from './grants.js'
+import { APPROVAL_KIND_OF, subjectOf, type BrowserAccessRequest } from './requests.js'
+
+/** How long an ungranted browser call waits for the person before it answers NOT_GRANTED (below the 10 s bridge deadline). */
+export const APPROVAL_WAIT_MS = 9_000
+
+export interface Asker {
+  readonly connection: string
+  readonly principal: string | null
+  readonly actor: Actor
+}
+
+/** What `authorize` answers: go ahead (with the approval or grant used), or the token to refuse with. */
+export type BrowserAuthorization =
+  | { readonly granted: true; readonly approvalId: string; readonly scope: ApprovalView['scope'] }
+  | {
+      readonly granted: false
+      readonly token: 'NOT_GRANTED' | 'ATTACHMENT_ONCE_INSUFFICIENT'
+      readonly message: string
+      /** The request waiting for the person (approve it, then retry the same call), when there is one. */
+      readonly approvalId?: string
+      readonly status?: ApprovalView['status']
+    }
+
+/** The `browser` stream: one count of actions recorded, enough for its expected version. */
+export type BrowserLogState = number
+export const initialBrowserLog = (): BrowserLogState => 0
+export const evolveBrowserLog = (state: BrowserLogState): BrowserLogState => state + 1
+
+/**
+ * The owner of the `browser` stream and of the browser's side of the approvals: whether an assistant may do a
+ * browser action now, and the record of every action it did.
+ *
+ * Authorization, in order: a standing grant of the connection covers it (a `site` grant of the origin, an attachment
+ * until navigation); otherwise a `ref` target is refused outright (a person can only judge a role and a name,
+ * BR.ACT.3); otherwise the exact request is asked of the person (or found already asked), and the call waits up to
+ * `waitMs` for a decision. An approval given `once` is used up before the action runs (two calls never pass one
+ * approval); given for the site, it stands.
+ */
+export class BrowserAccess {
+  constructor(
+    private readonly store: EventLog,
+    private readonly view: FoldedStream<BrowserLogState>,
+    private readonly approvals: ApprovalCommands,
+    private readonly now: () => number,
+  ) {}
+
+  async authorize(request: BrowserAccessRequest, asker: Asker, options: { waitMs?: number } = {}): Promise<BrowserAuthorization> {
+    const subject = subjectOf(request)
+    const grant = standingGrant(this.approvals.state, request, asker.connection, subject, this.now())
+    if (grant) return { granted: true, approvalId: grant.approvalId, scope: grant.scope }
+    if (request.kind === 'act' && request.target !== undefined && 'ref' in request.target) {
+      return {
+        granted: false,
+        token: 'NOT_GRANTED',
+        message: `a ref target is honoured only under a standing grant for ${request.origin}; name the element by role and name so the person can be asked`,
+      }
+    }
+    const kind = APPROVAL_KIND_OF[request.kind]
+    let gate = await this.approvals.gate(kind, subject, asker.connection, asker.principal, asker.actor, request.origin)
+    if (gate.status === 'requested' || gate.status === 'pending') {
+      const decided = await this.approvals.waitForDecision(gate.approval.approvalId, options.waitMs ?? APPROVAL_WAIT_MS)
+      if (decided?.status === 'approved') gate = { status: 'granted', approval: decided }
+      else if (decided?.status === 'denied') gate = { status: 'denied', approval: decided }
+    }
+    const approval = gate.approval
+    if (gate.status !== 'granted') {
+      const denied = gate.status === 'denied'
+      return {
+        granted: false,
+        token: 'NOT_GRANTED',
+        message: denied
+          ? `the person denied: ${firstLine(subject)}; a new request (${approval.approvalId}) asks them again`
+          : `waiting for the person to approve ${approval.approvalId} (${firstLine(subject)}); retry the same call once they have`,
+        approvalId: approval.approvalId,
+        status: approvalStatus(approval, this.now()),
+      }
+    }
+    if (request.kind === 'attach' && request.reads === 'many' && approval.scope === 'once') {
+      return {
+        granted: false,
+        token: 'ATTACHMENT_ONCE_INSUFFICIENT',
+        message: 'this call reads the tab more than once; the person must allow the attachment until navigation, not once',
+        approvalId: approval.approvalId,
+      }
+    }
+    if (approval.scope === 'once') {
+      try {
+        await this.approvals.consume(approval, asker.actor)
+      } catch (error) {
+        if (!isQuireError(error) || error.code !== 'APPROVAL_REQUIRED') throw error
+        return { granted: false, token: 'NOT_GRANTED', message: `approval ${approval.approvalId} was just used by another call; ask again`, approvalId: approval.approvalId }
+      }
+    }
+    return { granted: true, approvalId: approval.approvalId, scope: approval.scope }
+  }
+
+  /** Records one action in the `browser` stream; resolves once durable. */
+  async record(entry: BrowserActionEntry): Promise<void> {
+    await this.view.handle(this.store, () => decideBrowserAction(entry))
+  }
+}
+
+const firstLine = (text: string): string => text.split('\n', 1)[0]!

@@ -1,0 +1,26 @@
+import { approvalStatus, type Approval, type ApprovalsState } from '../approvals/approvalsState.js'
+import { APPROVAL_KIND_OF, type BrowserAccessRequest } from './requests.js'
+
+/**
+ * The standing grant that already covers `request` for `connection`, if any: an approval given for the whole site
+ * (`site`) of the request's kind and origin (an act-class grant covers every act-class operation there, BR.GEN.7; a
+ * destination grant every load of that origin, BR.GEN.9), or an attachment given until navigation for exactly this
+ * tab and page. Bound to the connection that asked (APPR.1); never for `execute_js` (APPR.4).
+ */
+export function standingGrant(state: ApprovalsState, request: BrowserAccessRequest, connection: string, subject: string, now: number): Approval | undefined {
+  if (request.kind === 'execute_js') return undefined
+  const kind = APPROVAL_KIND_OF[request.kind]
+  let found: Approval | undefined
+  for (const approval of state.values()) {
+    if (approval.kind !== kind || approval.connection !== connection || approval.decision !== 'approved') continue
+    if (approvalStatus(approval, now) !== 'approved') continue
+    const covers =
+      approval.scope === 'site'
+        ? approval.origin === request.origin
+        : approval.scope === 'navigation'
+          ? approval.subject === subject
+          : false
+    if (covers && (!found || approval.decidedAt! > found.decidedAt!)) found = approval
+  }
+  return found
+}
