@@ -1,6 +1,9 @@
 import type { Engine } from '../../core/engine.js'
 import { describeActor, type Actor } from '../../core/events/actor.js'
 import type { RecordedEvent } from '../../core/log/eventLog.js'
+import { BrowserActionRecorded } from '../../core/browser/events.js'
+import { dataOf } from '../../core/events/schema.js'
+import { browserStory } from './browserStory.js'
 
 /** An event as the audit shows it: JSON-safe (bytes become `{"base64": ...}`), with a one-line summary. */
 export interface AuditEvent {
@@ -86,7 +89,9 @@ export function summarize(event: RecordedEvent): string {
     case 'approval.requested':
       return `${data.approvalId} ${data.kind} ${data.subject} for ${data.principal ?? 'anonymous'} on ${data.connection}`
     case 'approval.decided':
-      return `${data.approvalId} ${data.decision}`
+      return `${data.approvalId} ${data.decision}${data.scope !== undefined && data.scope !== 'once' ? ` for the ${data.scope}` : ''}`
+    case 'browser.action':
+      return browserStory(dataOf(event, BrowserActionRecorded))
     case 'approval.consumed':
       return `${data.approvalId}`
     case 'setting.changed':

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { openEngine, type Engine } from '../../core/engine.js'
 import { displacement, pressedKey, subjectOf, typedText, type BrowserAccessRequest } from '../../core/browser/requests.js'
+import { summarize } from '../../projections/audit/auditEvent.js'
 import { useTempHomes } from '../support/tempHome.js'
 
 /**
@@ -165,5 +166,11 @@ describe('issue 13 item 8: every browser action is an event in the browser strea
       ])
       expect(events.every((event) => event.actor.kind === 'mcp')).toBe(true)
       expect(JSON.stringify(events)).not.toContain('hunter2')
+      // `quire log --stream browser` reads as a story of what the assistant did.
+      expect(events.map((event) => summarize(event))).toEqual([
+        'tab-1 typed 7 characters into textbox "Password" (a password field: the text is not kept) at https://shop.test/cart (approval ap-1)',
+        'tab-1 typed "hello" into textbox "Note" at https://shop.test/cart (approval ap-1)',
+        'no tab opened a tab at https://shop.test/ — refused: TAB_LIMIT',
+      ])
     }))
 })
