@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { BrowserError } from './errors.js'
 import { extractArticle, type SiteReader } from './extract.js'
@@ -7,6 +8,9 @@ import { PageSession } from './pageSession.js'
 import { redactUrl } from './url.js'
 import { BUILTIN_SITE_READERS } from './wikipediaReader.js'
 import type { ConsoleEntry } from './consoleRing.js'
+import { dispatchPersonInput, startScreencast } from './liveView.js'
+import { PersonProfile } from './personProfile.js'
+import type { AutomationMode, PersonInput, PersonTabEntry, ScreencastFrame } from './personSide.js'
 
 /**
  * The embedded browser of one daemon: one Chromium process, started on first use and stopped after an idle period;
@@ -14,7 +18,15 @@ import type { ConsoleEntry } from './consoleRing.js'
  * with ids, a navigation `generation`, loading state and title. Every URL it returns is redacted (BR.GEN.3).
  *
  * Authorization (grants, approvals, attachments) is not here: the MCP layer decides, the engine only does.
+ *
+ * The person's side: human tabs (opened from the console) and the Shared posture's AI tabs live in the person's
+ * persistent profile, a second Chromium started only when first needed (personProfile.ts). An AI principal never
+ * reaches a human tab except inside `attached(…)`, which the MCP layer calls once the person approved the
+ * attachment (BR.GEN.10). The person watches any tab and takes over through `screencast` and `dispatchInput`.
  */
+
+/** The owner recorded on human tabs; no agent name can take it (names are letters, digits, dots, dashes). */
+export const PERSON_TAB_OWNER = '(person)'
 
 export const TAB_LIMIT = 8
 export const MAX_WAIT_MS = 9_000
@@ -48,6 +60,8 @@ export type EngineEvent =
   | { readonly type: 'tab-opened'; readonly principal: string; readonly tabId: string }
   | { readonly type: 'tab-navigated'; readonly principal: string; readonly tabId: string; readonly url: string; readonly generation: number }
   | { readonly type: 'tab-closed'; readonly principal: string; readonly tabId: string; readonly reason: TabCloseReason }
+  /** The person clicked, scrolled or typed in a tab's live view: an assistant's run on it must yield. */
+  | { readonly type: 'person-input'; readonly tabId: string }
 
 export interface TabState {
   readonly tabId: string
@@ -129,6 +143,9 @@ interface Ticket {
 interface Tab {
   readonly id: string
   readonly principal: string
+  readonly automationMode: AutomationMode
+  /** When it was last brought to the front (a counter, not a time): the latest is the foreground tab. */
+  frontedAt: number
   readonly page: Page
   readonly session: PageSession
   generation: number
@@ -136,6 +153,7 @@ interface Tab {
   closing: boolean
 }
 
+const VIEWPORT = { width: 1280, height: 800 }
 const LAUNCH_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run',
@@ -182,6 +200,10 @@ export class BrowserEngine {
   #busy = 0
   #stopping = false
   readonly #startingOpens = new Map<string, number>()
+  #profile: PersonProfile | undefined
+  #fronts = 0
+  /** The one human tab a call may reach, set only by `attached` for the calls made inside it. */
+  readonly #attachment = new AsyncLocalStorage<{ readonly principal: string; readonly tabId: string }>()
 
   constructor(options: EngineOptions = {}) {
     this.#options = options
@@ -205,7 +227,7 @@ export class BrowserEngine {
   #touch(): void {
     if (this.#idleTimer) clearTimeout(this.#idleTimer)
     this.#idleTimer = undefined
-    if (this.#busy > 0 || !this.#browser) return
+    if (this.#busy > 0 || (!this.#browser && !this.#profile?.running)) return
     this.#idleTimer = setTimeout(() => void this.#shutdown('idle'), this.#options.idleMs ?? 10 * 60_000)
     this.#idleTimer.unref()
   }
@@ -244,18 +266,21 @@ export class BrowserEngine {
     browser.on('disconnected', () => {
       // A disconnect we did not ask for is a crash: its tabs are gone, the next call starts a new browser.
       if (this.#browser !== launching || this.#stopping) return
-      this.#forget('browser-crashed')
+      this.#forget('browser-crashed', 'sandbox')
       this.#emit({ type: 'browser-stopped', reason: 'crashed' })
     })
     this.#emit({ type: 'browser-started' })
     return browser
   }
 
-  #forget(reason: TabCloseReason): void {
-    this.#browser = undefined
-    this.#contexts.clear()
-    const tabs = [...this.#tabs.values()]
-    this.#tabs.clear()
+  /** Drops the tabs of the browser that went away: the Sandbox one, the person's profile, or both. */
+  #forget(reason: TabCloseReason, which: 'all' | 'sandbox' | 'profile' = 'all'): void {
+    if (which !== 'profile') {
+      this.#browser = undefined
+      this.#contexts.clear()
+    }
+    const tabs = [...this.#tabs.values()].filter((tab) => which === 'all' || (which === 'sandbox') === (tab.automationMode === 'ai-sandbox'))
+    for (const tab of tabs) this.#tabs.delete(tab.id)
     for (const tab of tabs) {
       for (const ticket of tab.tickets) ticket.settle({ status: 'failed', navigationId: ticket.id, tabId: tab.id, url: '', error: 'the tab was closed' })
       this.#emit({ type: 'tab-closed', principal: tab.principal, tabId: tab.id, reason })
@@ -265,12 +290,14 @@ export class BrowserEngine {
   async #shutdown(reason: 'idle' | 'engine-stopped'): Promise<void> {
     if (this.#idleTimer) clearTimeout(this.#idleTimer)
     const pending = this.#browser
-    if (!pending) return
+    const profile = this.#profile?.running ? this.#profile : undefined
+    if (!pending && !profile) return
     this.#stopping = true
     this.#forget(reason)
     try {
-      const browser = await pending.catch(() => undefined)
+      const browser = await pending?.catch(() => undefined)
       await browser?.close()
+      await profile?.close()
     } finally {
       this.#stopping = false
     }
@@ -282,16 +309,14 @@ export class BrowserEngine {
     await this.#shutdown('engine-stopped')
   }
 
-  async #contextFor(principal: string): Promise<BrowserContext> {
+  async #contextFor(principal: string, automationMode: AutomationMode = 'ai-sandbox'): Promise<BrowserContext> {
+    if (automationMode !== 'ai-sandbox') return this.#personProfile().context()
     const browser = await this.#ensureBrowser()
     let context = this.#contexts.get(principal)
     if (!context) {
-      context = browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: false, serviceWorkers: 'block' })
+      context = browser.newContext({ viewport: VIEWPORT, acceptDownloads: false, serviceWorkers: 'block' })
         .then((created) => {
-          // Popups are never shown (BR.ACT.15): the opener's session records the URL it asked for.
-          created.on('page', (page) => {
-            if (![...this.#tabs.values()].some((tab) => tab.page === page)) void page.opener().then((opener) => opener && page.close())
-          })
+          this.#closePopups(created)
           return created
         })
       this.#contexts.set(principal, context)
@@ -299,10 +324,42 @@ export class BrowserEngine {
     return context
   }
 
-  #tab(principal: string, tabId: string): Tab {
+  /** Popups are never shown (BR.ACT.15): the opener's session records the URL it asked for. */
+  #closePopups(context: BrowserContext): void {
+    context.on('page', (page) => {
+      if (![...this.#tabs.values()].some((tab) => tab.page === page)) void page.opener().then((opener) => opener && page.close())
+    })
+  }
+
+  #personProfile(): PersonProfile {
+    const profileDir = this.#options.profileDir
+    if (profileDir === undefined) {
+      throw new BrowserError('BROWSER_UNAVAILABLE', "this engine has no profile folder for the person's browser: human tabs and the Shared posture need one")
+    }
+    this.#profile ??= new PersonProfile({
+      profileDir, executablePath: this.#options.executablePath ?? '/usr/bin/chromium', args: LAUNCH_ARGS, viewport: VIEWPORT,
+      prepare: (context) => this.#closePopups(context),
+      onCrash: () => this.#forget('browser-crashed', 'profile'),
+    })
+    return this.#profile
+  }
+
+  /**
+   * The tab an AI principal's call may use. A human tab only inside `attached` for this principal and tab, and never
+   * for what only AI-owned tabs allow (`use: 'ai-owned'`: close, navigate, wait, console).
+   */
+  #tab(principal: string, tabId: string, use: 'read-or-act' | 'ai-owned' = 'read-or-act'): Tab {
     const tab = this.#tabs.get(tabId)
+    if (!tab || tab.closing) throw new BrowserError('TAB_NOT_FOUND', `no tab ${tabId}`)
+    if (tab.automationMode === 'human') {
+      const attachment = this.#attachment.getStore()
+      if (use === 'read-or-act' && attachment?.principal === principal && attachment.tabId === tabId) return tab
+      throw new BrowserError('TAB_NOT_AI_OWNED', use === 'ai-owned'
+        ? `${tabId} is the person's tab: only AI-owned tabs can be closed, navigated, waited on or have their console read`
+        : `${tabId} is the person's tab: reading or acting on it needs the person's attachment approval`)
+    }
     // Another principal's tab is reported missing, not forbidden: its existence is not theirs to learn.
-    if (!tab || tab.principal !== principal || tab.closing) throw new BrowserError('TAB_NOT_FOUND', `no tab ${tabId}`)
+    if (tab.principal !== principal) throw new BrowserError('TAB_NOT_FOUND', `no tab ${tabId}`)
     return tab
   }
 
@@ -327,9 +384,11 @@ export class BrowserEngine {
   }
 
   /** Opens an AI-owned tab and loads `url` in it (BR.OPEN.1, BR.OPEN.2); the 9th tab of a principal is refused (BR.OPEN.7). */
-  async open(principal: string, url: string, options: { timeoutMs?: number } = {}): Promise<LoadedNavigation> {
+  async open(principal: string, url: string, options: { timeoutMs?: number; posture?: 'sandbox' | 'shared' } = {}): Promise<LoadedNavigation> {
     return this.#use(async () => {
       const target = checkUrl(url)
+      // The posture is the setting's at the time of the open; the tab keeps it for its life (BR.OPEN.1).
+      const automationMode: AutomationMode = options.posture === 'shared' ? 'ai-shared' : 'ai-sandbox'
       const timeoutMs = checkTimeout(options.timeoutMs)
       const open = [...this.#tabs.values()].filter((tab) => tab.principal === principal && !tab.closing).length
       // Opens still starting count too: two concurrent opens must not both take the eighth place.
@@ -341,7 +400,7 @@ export class BrowserEngine {
       let page: Page | undefined
       let session: PageSession
       try {
-        const context = await this.#contextFor(principal)
+        const context = await this.#contextFor(principal, automationMode)
         page = await context.newPage()
         session = await PageSession.attach(page)
       } catch (error) {
@@ -351,23 +410,28 @@ export class BrowserEngine {
       } finally {
         this.#startingOpens.set(principal, (this.#startingOpens.get(principal) ?? 1) - 1)
       }
-      const tab: Tab = { id: `tab-${++this.#nextTab}`, principal, page, session, generation: 0, tickets: [], closing: false }
-      this.#tabs.set(tab.id, tab)
-      page.on('framenavigated', (frame) => {
-        if (frame !== page.mainFrame()) return
-        tab.generation++
-        this.#emit({ type: 'tab-navigated', principal, tabId: tab.id, url: redactUrl(frame.url()), generation: tab.generation })
-      })
-      // A page also closes when its browser dies; 'disconnected' comes right after, in the same turn, and names the
-      // real reason, so the page's own close is looked at once that turn is over.
-      page.on('close', () => setImmediate(() => this.#dropTab(tab, tab.closing ? 'closed' : 'closed-by-page')))
-      page.on('crash', () => {
-        this.#dropTab(tab, 'crashed')
-        void page.close().catch(() => undefined)
-      })
-      this.#emit({ type: 'tab-opened', principal, tabId: tab.id })
+      const tab = this.#register(principal, automationMode, page, session)
       return this.#navigate(tab, target, timeoutMs)
     })
+  }
+
+  #register(principal: string, automationMode: AutomationMode, page: Page, session: PageSession): Tab {
+    const tab: Tab = { id: `tab-${++this.#nextTab}`, principal, automationMode, frontedAt: 0, page, session, generation: 0, tickets: [], closing: false }
+    this.#tabs.set(tab.id, tab)
+    page.on('framenavigated', (frame) => {
+      if (frame !== page.mainFrame()) return
+      tab.generation++
+      this.#emit({ type: 'tab-navigated', principal, tabId: tab.id, url: redactUrl(frame.url()), generation: tab.generation })
+    })
+    // A page also closes when its browser dies; 'disconnected' comes right after, in the same turn, and names the
+    // real reason, so the page's own close is looked at once that turn is over.
+    page.on('close', () => setImmediate(() => this.#dropTab(tab, tab.closing ? 'closed' : 'closed-by-page')))
+    page.on('crash', () => {
+      this.#dropTab(tab, 'crashed')
+      void page.close().catch(() => undefined)
+    })
+    this.#emit({ type: 'tab-opened', principal, tabId: tab.id })
+    return tab
   }
 
   /** Navigates an AI-owned tab (BR.NAVIGATE.1); the result is the ticket's outcome, or TIMEOUT carrying it (BR.NAVIGATE.3). */
@@ -375,7 +439,7 @@ export class BrowserEngine {
     return this.#use(async () => {
       const target = checkUrl(url)
       const timeoutMs = checkTimeout(options.timeoutMs)
-      return this.#navigate(this.#tab(principal, tabId), target, timeoutMs)
+      return this.#navigate(this.#tab(principal, tabId, 'ai-owned'), target, timeoutMs)
     })
   }
 
@@ -389,7 +453,7 @@ export class BrowserEngine {
 
   async #navigate(tab: Tab, url: string, timeoutMs: number): Promise<LoadedNavigation> {
     // open and navigate bring their tab to the foreground (BR.OPEN.1, BR.NAVIGATE.1); reads never do.
-    await tab.page.bringToFront()
+    await this.#bringToFront(tab)
     for (const earlier of tab.tickets) earlier.settle('superseded')
     let settle!: (outcome: NavigationOutcome | 'superseded') => void
     const settled = new Promise<void>((resolve) => {
@@ -432,7 +496,7 @@ export class BrowserEngine {
   async wait(principal: string, tabId: string, options: { navigationId?: string; timeoutMs?: number } = {}): Promise<LoadedNavigation> {
     return this.#use(async () => {
       const timeoutMs = checkTimeout(options.timeoutMs)
-      const tab = this.#tab(principal, tabId)
+      const tab = this.#tab(principal, tabId, 'ai-owned')
       const ticket = options.navigationId === undefined ? tab.tickets.at(-1) : tab.tickets.find((t) => t.id === options.navigationId)
       if (!ticket) throw new BrowserError('NAVIGATION_NOT_FOUND', options.navigationId === undefined ? 'this tab has no navigation to wait on' : `no navigation ${options.navigationId} on this tab`)
       return this.#awaitTicket(tab, ticket, timeoutMs)
@@ -442,7 +506,7 @@ export class BrowserEngine {
   /** Closes an AI-owned tab (BR.CLOSE.1, BR.CLOSE.4). */
   async close(principal: string, tabId: string): Promise<{ tabId: string; closed: true; destroyed: true }> {
     return this.#use(async () => {
-      const tab = this.#tab(principal, tabId)
+      const tab = this.#tab(principal, tabId, 'ai-owned')
       tab.closing = true
       await tab.page.close()
       this.#dropTab(tab, 'closed')
@@ -528,7 +592,7 @@ export class BrowserEngine {
 
   /** The main frame's console since the tab opened, newest 200 (BRR.CONSOLE.1–4, 6). */
   console(principal: string, tabId: string): { entries: readonly ConsoleEntry[]; url: string } {
-    const tab = this.#tab(principal, tabId)
+    const tab = this.#tab(principal, tabId, 'ai-owned')
     return { entries: tab.session.console.entries(), url: redactUrl(tab.page.url()) }
   }
 
@@ -572,6 +636,143 @@ export class BrowserEngine {
         if (Date.now() >= deadline) return { matched: false }
         await later(Math.min(POLL_MS, Math.max(1, deadline - Date.now())))
       }
+    })
+  }
+
+  async #bringToFront(tab: Tab): Promise<void> {
+    await tab.page.bringToFront()
+    tab.frontedAt = ++this.#fronts
+  }
+
+  /**
+   * Runs `work` with the human tab `tabId` reachable for `principal`'s reads and acts: the MCP layer calls it only
+   * once the person approved the attachment (BR.GEN.10, BRR.GEN.3, APPR.9). Only the calls made inside `work` see the
+   * tab; close, navigate, wait and console still refuse it with TAB_NOT_AI_OWNED.
+   */
+  async attached<T>(principal: string, tabId: string, work: () => Promise<T>): Promise<T> {
+    const tab = this.#tabs.get(tabId)
+    if (!tab || tab.closing) throw new BrowserError('TAB_NOT_FOUND', `no tab ${tabId}`)
+    if (tab.automationMode !== 'human') throw new BrowserError('INVALID_ARGUMENT', `${tabId} is not a human tab: an attachment is for the person's tabs`)
+    return this.#attachment.run({ principal, tabId }, work)
+  }
+
+  /**
+   * The tab a call without a tabId means (BRR.GEN.3): of this principal's AI tabs and the person's tabs, the one last
+   * brought to the front. A human tab still needs `attached` to be read; other principals' tabs are never the answer.
+   */
+  foregroundTab(principal: string): { readonly tabId: string; readonly automationMode: AutomationMode } | null {
+    let best: Tab | undefined
+    for (const tab of this.#tabs.values()) {
+      if (tab.closing || (tab.automationMode !== 'human' && tab.principal !== principal)) continue
+      if (!best || tab.frontedAt > best.frontedAt) best = tab
+    }
+    return best ? { tabId: best.id, automationMode: best.automationMode } : null
+  }
+
+  /**
+   * Every tab, the assistants' and the person's, for the person's tab strip. Listing starts no browser and does not
+   * count as use: a console watching the list must not keep an idle browser up.
+   */
+  async listTabs(): Promise<PersonTabEntry[]> {
+    const tabs = [...this.#tabs.values()].filter((tab) => !tab.closing)
+    const front = Math.max(0, ...tabs.map((tab) => tab.frontedAt))
+    return Promise.all(tabs.map(async (tab) => ({
+      ...(await this.#state(tab)),
+      automationMode: tab.automationMode,
+      ...(tab.automationMode === 'human' ? {} : { principal: tab.principal }),
+      front: front > 0 && tab.frontedAt === front,
+    })))
+  }
+
+  #personTab(tabId: string, human: boolean): Tab {
+    const tab = this.#tabs.get(tabId)
+    if (!tab || tab.closing) throw new BrowserError('TAB_NOT_FOUND', `no tab ${tabId}`)
+    if (human && tab.automationMode !== 'human') throw new BrowserError('INVALID_ARGUMENT', `${tabId} is an assistant's tab, not one of the person's`)
+    return tab
+  }
+
+  /** The person's own new tab, in their profile, brought to the front; answers once it loaded or MAX_WAIT_MS passed. */
+  async openHumanTab(url: string): Promise<PersonTabEntry> {
+    return this.#use(async () => {
+      const target = checkUrl(url)
+      let page: Page | undefined
+      let session: PageSession
+      try {
+        page = await (await this.#contextFor(PERSON_TAB_OWNER, 'human')).newPage()
+        session = await PageSession.attach(page)
+      } catch (error) {
+        await page?.close().catch(() => undefined)
+        if (error instanceof BrowserError) throw error
+        throw new BrowserError('BROWSER_UNAVAILABLE', `the tab could not be opened: ${(error as Error).message.split('\n', 1)[0]}`)
+      }
+      const tab = this.#register(PERSON_TAB_OWNER, 'human', page, session)
+      return this.#personNavigate(tab, target)
+    })
+  }
+
+  /** Loads `url` in one of the person's tabs (the address bar). */
+  async navigateHumanTab(tabId: string, url: string): Promise<PersonTabEntry> {
+    return this.#use(async () => {
+      const target = checkUrl(url)
+      return this.#personNavigate(this.#personTab(tabId, true), target)
+    })
+  }
+
+  async #personNavigate(tab: Tab, url: string): Promise<PersonTabEntry> {
+    // The person sees the page as it loads, or its error page: only a bad URL is refused.
+    await this.#navigate(tab, url, MAX_WAIT_MS).catch((error: unknown) => {
+      if (!(error instanceof BrowserError) || !['TIMEOUT', 'NAVIGATION_FAILED', 'NAVIGATION_SUPERSEDED'].includes(error.code)) throw error
+    })
+    return (await this.listTabs()).find((entry) => entry.tabId === tab.id) ?? this.#gone(tab.id)
+  }
+
+  #gone(tabId: string): never {
+    throw new BrowserError('TAB_CLOSED', `${tabId} closed while loading`)
+  }
+
+  async closeHumanTab(tabId: string): Promise<{ tabId: string; closed: true }> {
+    return this.#use(async () => {
+      const tab = this.#personTab(tabId, true)
+      tab.closing = true
+      await tab.page.close()
+      this.#dropTab(tab, 'closed')
+      return { tabId, closed: true }
+    })
+  }
+
+  /** The person picked a tab to watch: it comes to the front (headless Chromium draws frames only for that tab). */
+  async bringToFront(tabId: string): Promise<void> {
+    return this.#use(() => this.#bringToFront(this.#personTab(tabId, false)))
+  }
+
+  /**
+   * The live view of any tab for the person: `onFrame` gets each JPEG the compositor draws. The tab comes to the
+   * front; while a screencast runs, the browser is in use (no idle stop). The stopper is safe to call twice; a tab
+   * that closes ends its screencast on its own (watch the `tab-closed` event).
+   */
+  async screencast(tabId: string, onFrame: (frame: ScreencastFrame) => void): Promise<() => Promise<void>> {
+    return this.#use(async () => {
+      const tab = this.#personTab(tabId, false)
+      await this.#bringToFront(tab)
+      const stop = await startScreencast(tab.page, onFrame)
+      this.#busy++
+      let stopped = false
+      return async () => {
+        if (stopped) return
+        stopped = true
+        this.#busy--
+        this.#touch()
+        await stop()
+      }
+    })
+  }
+
+  /** The person's click, wheel or key on the live view, sent to the page; emits `person-input` (runs yield to it). */
+  async dispatchInput(tabId: string, input: PersonInput): Promise<void> {
+    return this.#use(async () => {
+      const tab = this.#personTab(tabId, false)
+      this.#emit({ type: 'person-input', tabId })
+      await dispatchPersonInput(tab.page, input)
     })
   }
 

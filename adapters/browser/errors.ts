@@ -8,6 +8,7 @@ export type BrowserErrorCode =
   | 'INVALID_URL'
   | 'TAB_LIMIT'
   | 'TAB_NOT_FOUND'
+  | 'TAB_NOT_AI_OWNED'
   | 'TAB_CLOSED'
   | 'STALE_REF'
   | 'REF_NOT_FOUND'
