@@ -51,9 +51,10 @@ export interface GateSignals {
 export const TEXT_HEAD_LIMIT = 4_000
 
 /**
- * At most this much visible text makes a page sparse. Login walls, consent interstitials, challenge and rate-limit
- * pages measured well under it (Google's "Before you continue", the longest of them, is about 1,500 characters);
- * articles, shops and feeds are far over it.
+ * At most this much visible text makes a page sparse. Login walls, challenge and rate-limit pages say one thing and
+ * stop, in a few hundred characters; a consent interstitial listing what its cookies are for runs longer, to about
+ * 1,500, hence the margin. Articles and feeds are far over it; a short shop page may not be, which is why sparseness
+ * is never a signal itself, only the ground two signals must stand on.
  */
 export const SPARSE_TEXT_LIMIT = 2_000
 
