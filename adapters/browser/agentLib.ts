@@ -1,8 +1,11 @@
+import { ACT_LIB_SOURCE } from './actLib.js'
+
 /**
  * The page-side half of the engine, as source text: it is evaluated in the engine's isolated world of a page's main
- * frame (see isolatedWorld.ts), which shares the DOM with the page but none of the page's JavaScript globals, so a
- * page cannot read or forge the ref store, and nothing here writes to the DOM (BRR.GEN.2). It is source text rather
- * than a function because the engine compiles without DOM types and the code runs in another realm anyway.
+ * frame (see pageSession.ts), which shares the DOM with the page but none of the page's JavaScript globals, so a
+ * page cannot read or forge the ref store. The reads never write to the DOM (BRR.GEN.2); only `act` and `style`
+ * (actLib.ts) change the page. It is source text rather than a function because the engine compiles without DOM
+ * types and the code runs in another realm anyway.
  *
  * One store per document: the isolated world's global lives exactly as long as the document, so refs are stable for
  * the document's life (BRR.READ.4) and start over when a navigation replaces it.
@@ -194,8 +197,9 @@ export const AGENT_LIB_SOURCE = String.raw`(() => {
     return { html: html.slice(0, htmlCap), truncated: html.length > htmlCap }
   }
 
+${ACT_LIB_SOURCE}
   Object.defineProperty(globalThis, '__quireAgent', {
-    value: Object.freeze({ read, query, describe, findRole, refRendered, hasText, capture }),
+    value: Object.freeze({ read, query, describe, findRole, refRendered, hasText, capture, act, afterAct, style }),
   })
   return 'installed'
 })()`

@@ -19,4 +19,9 @@ export class ConsoleRing {
   entries(): readonly ConsoleEntry[] {
     return [...this.#entries]
   }
+
+  /** The entries, and the ring emptied in the same step, so no line is lost between reading and clearing (BR.CONSOLE_CLEAR). */
+  drain(): readonly ConsoleEntry[] {
+    return this.#entries.splice(0)
+  }
 }

@@ -1,6 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { runAct, type ActRequest, type ActSuccess } from './act.js'
 import { BrowserError } from './errors.js'
+import { runExecuteJs, type ExecuteJsResult } from './executeJs.js'
+import { runStyle, type StyleChange, type StyleResult, type StyleTarget } from './pageStyle.js'
+import type { TabHandle } from './tabHandle.js'
 import { extractArticle, type SiteReader } from './extract.js'
 import { detectGate } from './gateSignals.js'
 import type { Gate } from './gates.js'
@@ -594,6 +598,37 @@ export class BrowserEngine {
   console(principal: string, tabId: string): { entries: readonly ConsoleEntry[]; url: string } {
     const tab = this.#tab(principal, tabId, 'ai-owned')
     return { entries: tab.session.console.entries(), url: redactUrl(tab.page.url()) }
+  }
+
+  /** What `console` would answer, and the ring emptied, so the next read sees only new output (BR.CONSOLE_CLEAR.1–2). */
+  consoleClear(principal: string, tabId: string): { entries: readonly ConsoleEntry[]; url: string } {
+    const tab = this.#tab(principal, tabId, 'ai-owned')
+    return { entries: tab.session.console.drain(), url: redactUrl(tab.page.url()) }
+  }
+
+  /** A click, type, scroll or key on the page (BR.ACT.1–18); a refusal is thrown as ACT_REFUSED (see act.ts). */
+  async act(principal: string, tabId: string, request: ActRequest): Promise<ActSuccess> {
+    return this.#use(async () => runAct(this.#handle(this.#tab(principal, tabId)), request))
+  }
+
+  /** One style change on a ref or a selector's elements (BR.STYLE.1, BR.STYLE.3; see pageStyle.ts). */
+  async style(principal: string, tabId: string, request: StyleTarget | (StyleTarget & StyleChange), change?: StyleChange): Promise<StyleResult> {
+    return this.#use(async () => runStyle(this.#handle(this.#tab(principal, tabId)), request, change))
+  }
+
+  /** A script in an isolated world of its own (BR.EXECUTE_JS.1–3, BR.GEN.6; see executeJs.ts). */
+  async executeJs(principal: string, tabId: string, script: string, options: { timeoutMs?: number } = {}): Promise<ExecuteJsResult> {
+    return this.#use(async () => runExecuteJs(this.#handle(this.#tab(principal, tabId)), script, options))
+  }
+
+  #handle(tab: Tab): TabHandle {
+    return {
+      session: tab.session,
+      generation: () => tab.generation,
+      url: () => redactUrl(tab.page.url()),
+      localRef: (ref) => this.#localRef(tab, ref),
+      publicRef,
+    }
   }
 
   /** Reader-mode Markdown of the page (BRR.EXTRACT.1–5). */

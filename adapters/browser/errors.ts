@@ -18,6 +18,14 @@ export type BrowserErrorCode =
   | 'NAVIGATION_NOT_FOUND'
   | 'TIMEOUT'
   | 'PAGE_UNREADABLE'
+  /** An act that did not happen; `data.reason` says why (act.ts, BR.ACT.8–17). */
+  | 'ACT_REFUSED'
+  /** A style change the page's CSS does not take. */
+  | 'INVALID_STYLE'
+  /** An execute_js script that threw or returned what JSON cannot encode (BR.EXECUTE_JS.3). */
+  | 'SCRIPT_ERROR'
+  /** An execute_js script still running at its deadline; it may yet have finished (BR.GEN.6). */
+  | 'EVAL_TIMEOUT'
 
 export class BrowserError extends Error {
   readonly code: BrowserErrorCode

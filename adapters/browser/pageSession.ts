@@ -54,6 +54,7 @@ export class PageSession {
   #world: number | undefined
   #loading = false
   #popups: string[] = []
+  #scriptWorlds = 0
 
   private constructor(private readonly cdp: CDPSession) {}
 
@@ -114,6 +115,13 @@ export class PageSession {
     return this.#loading
   }
 
+  /** Calls `listener` with each URL the page tries to open as a window from now on; returns the unsubscriber. */
+  onWindowOpen(listener: (url: string) => void): () => void {
+    const forward = ({ url }: { url: string }): void => listener(url)
+    this.cdp.on('Page.windowOpen', forward)
+    return () => this.cdp.off('Page.windowOpen', forward)
+  }
+
   /** The URLs the page tried to open as windows since the last call (they were closed, never shown: BR.ACT.15). */
   takePopups(): string[] {
     return this.#popups.splice(0)
@@ -126,9 +134,11 @@ export class PageSession {
 
   /**
    * Runs `expression` (which may use `__quireAgent`) in the isolated world of the main frame's current document.
-   * A navigation destroys the world's context; the call then retries once in the new document's world.
+   * A navigation destroys the world's context; the call then retries once in the new document's world. With `once`
+   * (for expressions that change the page) it retries only when the old context was already gone before anything
+   * ran, never after a context was destroyed under a running call: the change must not happen twice.
    */
-  async evaluate<T>(expression: string): Promise<T> {
+  async evaluate<T>(expression: string, options: { readonly once?: boolean } = {}): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const world = this.#world ?? (await this.#createWorld())
       try {
@@ -140,7 +150,7 @@ export class PageSession {
         }
         return result.result.value as T
       } catch (error) {
-        const gone = error instanceof Error && /Cannot find context|context was destroyed|Execution context/i.test(error.message)
+        const gone = error instanceof Error && (options.once ? /Cannot find context/i : /Cannot find context|context was destroyed|Execution context/i).test(error.message)
         if (!gone || attempt > 0) throw error
         this.#world = undefined
       }
@@ -154,6 +164,40 @@ export class PageSession {
     await this.cdp.send('Runtime.evaluate', { expression: AGENT_LIB_SOURCE, contextId: executionContextId, returnByValue: true })
     this.#world = executionContextId
     return executionContextId
+  }
+
+  /**
+   * Runs `expression` in an isolated world of its own, made for this call only: it shares the DOM but neither the
+   * page's globals nor the agent library's world, so what it leaves behind cannot reach the ref store. Answers
+   * 'timeout' when it has not finished within `timeoutMs`; a synchronous run past that is terminated by Chromium.
+   */
+  async evaluateInFreshWorld(expression: string, timeoutMs: number): Promise<{ value: unknown } | { exception: string } | 'timeout'> {
+    const { executionContextId } = await this.cdp.send('Page.createIsolatedWorld', {
+      frameId: this.#mainFrameId, worldName: `quire-script-${++this.#scriptWorlds}`, grantUniveralAccess: false,
+    })
+    const running = this.cdp.send('Runtime.evaluate', {
+      expression, contextId: executionContextId, returnByValue: true, awaitPromise: true, timeout: timeoutMs,
+    })
+    let timer: NodeJS.Timeout | undefined
+    const expired = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs)
+    })
+    try {
+      const outcome = await Promise.race([running, expired])
+      if (outcome === 'timeout') {
+        running.catch(() => undefined)
+        return 'timeout'
+      }
+      if (outcome.exceptionDetails) {
+        const details = outcome.exceptionDetails as ExceptionDetails
+        // Chromium's own termination of a run past `timeout` comes back as an exception.
+        if (/Execution was terminated/i.test(details.text) || /Execution was terminated/i.test(describeValue(details.exception))) return 'timeout'
+        return { exception: firstLine(describeValue(details.exception) || details.text) }
+      }
+      return { value: outcome.result.value }
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /**
