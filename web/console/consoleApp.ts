@@ -3,6 +3,7 @@ import type { ConsoleState, ConsoleTab, ConsoleWindow } from '../../adapters/htt
 import { UnauthorizedError, type ConsoleApi } from './api.js'
 import { DocumentSession } from './documentSession.js'
 import { mountPanels } from './panels/mountPanels.js'
+import { mountBrowser } from './browser/mountBrowser.js'
 import { PanelsApi } from './panels/panelsApi.js'
 import { mountHistory } from './history/mountHistory.js'
 import { mountComments } from './comments/mountComments.js'
@@ -49,6 +50,7 @@ export class ConsoleApp {
       if (document.visibilityState === 'visible') void this.refresh()
     })
     mountPanels(shell, new PanelsApi())
+    mountBrowser(shell, new PanelsApi())
     mountHistory(shell, () => this.session?.tab.docId ?? null)
     mountComments(shell, () => this.session)
     this.files = mountFiles(shell, {

@@ -1,0 +1,44 @@
+/**
+ * The console's Browser view API: the person's tabs and the assistants', the live view of one, and the person's
+ * hands on it (types only: the browser bundle imports them too). Behind the console's token check like the rest of
+ * `/console/api/*` (adapters/http/console.ts): an assistant's token never reaches it.
+ *
+ *   GET  /console/api/browser/tabs                       → BrowserTabs
+ *   POST /console/api/browser/tabs  {url}                → BrowserTabOpened   (a human tab, in the person's profile)
+ *   POST /console/api/browser/tabs/:tabId/navigate {url} → BrowserTabOpened   (human tabs only)
+ *   POST /console/api/browser/tabs/:tabId/close          → BrowserTabClosed   (human tabs only)
+ *   GET  /console/api/browser/tabs/:tabId/frames         → text/event-stream: `frame` events (ScreencastFrame as
+ *                                                          JSON), then one `closed` event when the tab is gone
+ *   POST /console/api/browser/tabs/:tabId/input  {input} → BrowserInputSent   (any tab: the person takes over)
+ *
+ * Errors are `{error, message}` (ConsoleError): 400 bad input, 404 no such tab, 409 BROWSER_DISABLED (the Embedded
+ * browser setting is off), 503 BROWSER_UNAVAILABLE.
+ */
+export type { AutomationMode, PersonInput, PersonTabEntry, ScreencastFrame } from '../browser/personSide.js'
+import type { PersonTabEntry } from '../browser/personSide.js'
+
+export interface BrowserTabs {
+  readonly tabs: readonly PersonTabEntry[]
+  /** The Embedded browser setting: off, nothing can be opened (the list still shows what is open). */
+  readonly enabled: boolean
+  /** The posture assistants' new tabs open in. */
+  readonly posture: 'sandbox' | 'shared'
+}
+
+export interface BrowserTabOpened {
+  readonly tab: PersonTabEntry
+}
+
+export interface BrowserTabClosed {
+  readonly tabId: string
+  readonly closed: true
+}
+
+export interface BrowserInputSent {
+  readonly sent: true
+}
+
+export interface BrowserFramesClosed {
+  /** Why the stream ended: the tab closed, or the browser stopped. */
+  readonly reason: string
+}

@@ -1,0 +1,32 @@
+import type {
+  BrowserInputSent, BrowserTabClosed, BrowserTabOpened, BrowserTabs, PersonInput,
+} from '../../../adapters/http/consoleBrowserApi.js'
+import { consoleRequest } from '../request.js'
+
+/** The Browser view's calls to `/console/api/browser/*` (contract in adapters/http/consoleBrowserApi.ts). */
+export class BrowserApi {
+  tabs(): Promise<BrowserTabs> {
+    return consoleRequest('GET', '/console/api/browser/tabs')
+  }
+
+  open(url: string): Promise<BrowserTabOpened> {
+    return consoleRequest('POST', '/console/api/browser/tabs', { url })
+  }
+
+  navigate(tabId: string, url: string): Promise<BrowserTabOpened> {
+    return consoleRequest('POST', `/console/api/browser/tabs/${encodeURIComponent(tabId)}/navigate`, { url })
+  }
+
+  close(tabId: string): Promise<BrowserTabClosed> {
+    return consoleRequest('POST', `/console/api/browser/tabs/${encodeURIComponent(tabId)}/close`)
+  }
+
+  input(tabId: string, input: PersonInput): Promise<BrowserInputSent> {
+    return consoleRequest('POST', `/console/api/browser/tabs/${encodeURIComponent(tabId)}/input`, { input })
+  }
+
+  /** The tab's live frames (Server-Sent Events; the session cookie goes along, same origin). */
+  frames(tabId: string): EventSource {
+    return new EventSource(`/console/api/browser/tabs/${encodeURIComponent(tabId)}/frames`)
+  }
+}

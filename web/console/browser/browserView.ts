@@ -1,0 +1,208 @@
+import type { BrowserTabs, PersonTabEntry, ScreencastFrame } from '../../../adapters/http/consoleBrowserApi.js'
+import type { PanelApproval } from '../../../adapters/http/consolePanelsApi.js'
+import { h } from '../dom.js'
+import { ApprovalBanner, browserApprovalsFor } from './approvalBanner.js'
+import type { BrowserApi } from './browserApi.js'
+import { LiveInput } from './liveInput.js'
+
+/**
+ * The Browser view: the strip of every tab (the assistants', each marked with its assistant, and the person's),
+ * the address bar, and the live view of the selected tab, where the person's clicks, wheel and keys go to the page.
+ * Selecting "New tab" empties the address bar; the URL typed there opens one of the person's own tabs.
+ */
+export class BrowserView {
+  readonly element: HTMLElement
+  readonly #strip = h('div', { className: 'browser-tabs', attrs: { role: 'tablist', 'aria-label': 'Browser tabs' } })
+  readonly #address = h('input', { className: 'browser-url', attrs: { type: 'text', 'aria-label': 'Address', spellcheck: 'false', placeholder: 'Type a web address and press Enter' } })
+  readonly #note = h('span', { className: 'browser-note' })
+  readonly #error = h('div', { className: 'browser-error', attrs: { role: 'alert', hidden: '' } })
+  readonly #live = h('img', { className: 'browser-live', attrs: { alt: 'Live view of the tab', tabindex: '0', draggable: 'false', hidden: '', 'data-frames': '0' } })
+  readonly #empty = h('p', { className: 'browser-empty', text: 'No tab open. Choose "New tab" and type an address, or wait for an assistant to open one.' })
+  readonly #banner: ApprovalBanner
+  readonly #input: LiveInput
+  #tabs: readonly PersonTabEntry[] = []
+  #enabled = true
+  /** The shown tab; null with `#drafting` is the New tab state. */
+  #selected: string | null = null
+  #drafting = false
+  #frames: EventSource | null = null
+  #framesOf: string | null = null
+  #viewport: { width: number; height: number } | null = null
+  #frameCount = 0
+
+  constructor(private readonly api: BrowserApi, openApprovals: () => void) {
+    this.#banner = new ApprovalBanner(openApprovals)
+    this.#input = new LiveInput(this.#live, () => this.#viewport, (input) => this.#selected === null ? Promise.resolve() : this.api.input(this.#selected, input), (error) => this.#report(error))
+    const form = h(
+      'form',
+      { className: 'browser-address' },
+      this.#address,
+      h('button', { className: 'browser-go', text: 'Go', attrs: { type: 'submit' } }),
+      this.#note,
+    )
+    form.addEventListener('submit', (event) => {
+      event.preventDefault()
+      void this.#go()
+    })
+    this.element = h(
+      'section',
+      { className: 'browser-view', attrs: { hidden: '', 'aria-label': 'Browser' } },
+      this.#strip,
+      form,
+      this.#error,
+      h('div', { className: 'browser-stage' }, this.#banner.element, this.#live, this.#empty),
+    )
+  }
+
+  /** The tab shown, for the tests and the approvals banner. */
+  get selected(): string | null {
+    return this.#selected
+  }
+
+  update(answer: BrowserTabs): void {
+    this.#tabs = answer.tabs
+    this.#enabled = answer.enabled
+    if (this.#selected !== null && !this.#tabs.some((tab) => tab.tabId === this.#selected)) this.#selected = null
+    // Nothing chosen yet (or the chosen tab closed): the tab in front, as the assistants see it.
+    if (this.#selected === null && !this.#drafting) this.#selected = (this.#tabs.find((tab) => tab.front) ?? this.#tabs[0])?.tabId ?? null
+    this.#render()
+  }
+
+  showApprovals(pending: readonly PanelApproval[]): void {
+    this.#banner.update(browserApprovalsFor(pending, this.#selected))
+  }
+
+  /** Leaves the view: no frames stream while nobody looks. */
+  hide(): void {
+    this.#stopFrames()
+  }
+
+  #render(): void {
+    const buttons = this.#tabs.map((tab) => this.#tabButton(tab))
+    const newTab = h('button', {
+      className: `browser-new${this.#drafting ? ' active' : ''}`, text: '+ New tab',
+      attrs: { type: 'button', role: 'tab', 'aria-selected': String(this.#drafting) },
+      onClick: () => this.#select(null),
+    })
+    if (!this.#enabled) newTab.setAttribute('disabled', '')
+    this.#strip.replaceChildren(...buttons, newTab)
+
+    const tab = this.#current()
+    const human = tab?.automationMode === 'human'
+    if (document.activeElement !== this.#address) this.#address.value = tab?.url ?? ''
+    // Assistants' tabs are theirs to steer: the person watches and takes over the page, but the address is read-only.
+    this.#address.readOnly = !(this.#drafting || human) || !this.#enabled
+    this.#note.textContent = !this.#enabled
+      ? 'The Embedded browser setting is off.'
+      : tab === undefined ? '' : human ? (tab.loading ? 'Loading…' : '') : `${tab.principal ?? 'An assistant'}'s tab${tab.automationMode === 'ai-shared' ? ' (your profile)' : ' (sandbox)'}${tab.loading ? ' · loading…' : ''}`
+    this.#empty.hidden = tab !== undefined
+    this.#live.hidden = tab === undefined
+    if (tab === undefined) this.#stopFrames()
+    else if (this.#framesOf !== tab.tabId) this.#startFrames(tab.tabId)
+  }
+
+  #tabButton(tab: PersonTabEntry): HTMLElement {
+    const selected = tab.tabId === this.#selected
+    const who = tab.automationMode === 'human' ? 'You' : (tab.principal ?? 'AI')
+    const button = h(
+      'div',
+      {
+        className: `browser-tab mode-${tab.automationMode}${selected ? ' active' : ''}`,
+        title: tab.url,
+        attrs: { role: 'tab', tabindex: '0', 'aria-selected': String(selected), 'data-tab-id': tab.tabId, 'data-mode': tab.automationMode },
+        onClick: () => this.#select(tab.tabId),
+      },
+      h('span', { className: 'browser-tab-owner', text: who }),
+      h('span', { className: 'browser-tab-title', text: tab.title || tab.url || 'New tab' }),
+    )
+    if (tab.automationMode === 'human') {
+      const close = h('button', { className: 'browser-tab-close', text: '×', title: 'Close tab', attrs: { type: 'button', 'aria-label': 'Close tab' } })
+      close.addEventListener('click', (event) => {
+        event.stopPropagation()
+        this.api.close(tab.tabId).then(() => this.refresh(), (error: unknown) => this.#report(error))
+      })
+      button.append(close)
+    }
+    return button
+  }
+
+  #current(): PersonTabEntry | undefined {
+    return this.#drafting ? undefined : this.#tabs.find((tab) => tab.tabId === this.#selected)
+  }
+
+  #select(tabId: string | null): void {
+    this.#clearError()
+    this.#drafting = tabId === null
+    this.#selected = tabId
+    this.#input.reset()
+    this.#render()
+    if (this.#drafting) {
+      this.#address.value = ''
+      this.#address.focus()
+    }
+  }
+
+  async #go(): Promise<void> {
+    this.#clearError()
+    const url = withScheme(this.#address.value.trim())
+    if (url === '') return
+    try {
+      const tab = this.#current()
+      const answer = this.#drafting || tab === undefined ? await this.api.open(url) : await this.api.navigate(tab.tabId, url)
+      this.#drafting = false
+      this.#selected = answer.tab.tabId
+      this.#address.blur()
+      await this.refresh()
+    } catch (error) {
+      this.#report(error)
+    }
+  }
+
+  async refresh(): Promise<void> {
+    this.update(await this.api.tabs())
+  }
+
+  #startFrames(tabId: string): void {
+    this.#stopFrames()
+    this.#framesOf = tabId
+    this.#viewport = null
+    this.#frameCount = 0
+    const frames = this.api.frames(tabId)
+    this.#frames = frames
+    frames.addEventListener('frame', (event) => {
+      const frame = JSON.parse((event as MessageEvent<string>).data) as ScreencastFrame
+      this.#viewport = { width: frame.width, height: frame.height }
+      this.#live.src = `data:image/jpeg;base64,${frame.jpegBase64}`
+      // How many frames of which tab the view showed: what a test (or a curious person) can check it by.
+      this.#live.dataset.framesOf = tabId
+      this.#live.dataset.frames = String(++this.#frameCount)
+    })
+    frames.addEventListener('closed', () => {
+      // The tab is gone (or the browser stopped): the list says what is left.
+      this.#stopFrames()
+      void this.refresh().catch(() => undefined)
+    })
+  }
+
+  #stopFrames(): void {
+    this.#frames?.close()
+    this.#frames = null
+    this.#framesOf = null
+  }
+
+  #report(error: unknown): void {
+    this.#error.hidden = false
+    this.#error.textContent = error instanceof Error ? error.message : String(error)
+  }
+
+  #clearError(): void {
+    this.#error.hidden = true
+    this.#error.textContent = ''
+  }
+}
+
+/** What a person types in an address bar: `example.org` means https://example.org. */
+function withScheme(typed: string): string {
+  if (typed === '' || /^[a-z][a-z0-9+.-]*:/i.test(typed)) return typed
+  return `https://${typed}`
+}
