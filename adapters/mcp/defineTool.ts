@@ -37,14 +37,32 @@ export interface Action<A, R extends keyof A> {
   readonly refuse?: (args: A) => string | undefined
   /** How to narrow the request when the answer exceeds the output bound (results.ts). */
   readonly recovery?: string
-  /** The action itself: its answer becomes the success result; what it throws is mapped by `fromError`. */
-  readonly run: (args: Given<A, R>, context: ToolContext) => Promise<Record<string, unknown>>
+  /**
+   * The action itself: its answer becomes the success result, unless it is a `RawResult` (an answer that is not one
+   * JSON object: a screenshot's image, a browser token refusal), which goes out as it is; what it throws is mapped by
+   * `fromError`.
+   */
+  readonly run: (args: Given<A, R>, context: ToolContext) => Promise<Record<string, unknown> | RawResult>
+}
+
+/** A `CallToolResult` an action builds itself (see `Action.run`). */
+export interface RawResult {
+  readonly [RAW]: CallToolResult
+}
+const RAW = Symbol('raw tool result')
+
+export function rawResult(result: CallToolResult): RawResult {
+  return { [RAW]: result }
+}
+
+function isRawResult(answer: Record<string, unknown> | RawResult): answer is RawResult {
+  return RAW in answer
 }
 
 /** An action as the tool stores it: the narrowing its `required` names gave `run` is erased. */
 type StoredAction<A> = Omit<Action<A, never>, 'required' | 'run'> & {
   readonly required?: readonly (keyof A & string)[]
-  readonly run: (args: A, context: ToolContext) => Promise<Record<string, unknown>>
+  readonly run: (args: A, context: ToolContext) => Promise<Record<string, unknown> | RawResult>
 }
 
 /** Declares one action; a function so that its `required` names narrow the arguments its `run` receives. */
@@ -100,7 +118,8 @@ export function defineTool<S extends Shape, Name extends string>(definition: Too
       const refusal = action.refuse?.(args)
       if (refusal !== undefined) return plainError(refusal)
       try {
-        return success(await action.run(args, context), action.recovery ?? RECOVERY.default)
+        const answer = await action.run(args, context)
+        return isRawResult(answer) ? answer[RAW] : success(answer, action.recovery ?? RECOVERY.default)
       } catch (error) {
         return fromError(error)
       }

@@ -2,6 +2,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { ToolContext } from './context.js'
 import { serveTools } from './defineTool.js'
 import { SERVER_INSTRUCTIONS } from './instructions.js'
+import { browserTool } from './tools/browser.js'
+import { browserReadTool } from './tools/browserRead.js'
 import { commentsTool } from './tools/comments.js'
 import { documentTool } from './tools/document.js'
 import { selectionTool } from './tools/selection.js'
@@ -10,7 +12,7 @@ import { workflowTool } from './tools/workflow.js'
 import { workspaceTool } from './tools/workspace.js'
 
 /** The tools, in the order `tools/list` names them. Only tools that really work are served; the finished surface is the ten tools of TOOLS.md. */
-export const TOOLS = [sessionTool, workspaceTool, documentTool, workflowTool, selectionTool, commentsTool] as const
+export const TOOLS = [sessionTool, workspaceTool, documentTool, workflowTool, selectionTool, commentsTool, browserTool, browserReadTool] as const
 
 /** One MCP server per MCP session (the SDK binds a server to one transport). */
 export function createMcpServer(context: ToolContext): McpServer {

@@ -1,7 +1,7 @@
 /**
- * Tool annotations (TOOLS.md §12.7) for the tools registered so far: ANN.1 (session) and ANN.6 (workspace,
- * document, workflow, selection, comments), as a client sees them in tools/list over
- * stdio and HTTP.
+ * Tool annotations (TOOLS.md §12.7) for the tools registered so far: ANN.1 (session), ANN.2 (browser_read), ANN.4
+ * (browser), ANN.6 (workspace, document, workflow, selection, comments) and ANN.7 (console_clear lives in browser), as
+ * a client sees them in tools/list over stdio and HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TRANSPORTS, rig, type Rig, type Transport } from '../support/conformance.js'
@@ -9,11 +9,13 @@ import { TRANSPORTS, rig, type Rig, type Transport } from '../support/conformanc
 describe.each<Transport>(TRANSPORTS)('annotations over %s', (transport) => {
   let r: Rig
   let annotations: Map<string, Record<string, unknown> | undefined>
+  let actions: Map<string, readonly string[]>
 
   beforeAll(async () => {
     r = await rig(transport)
     const { tools } = await r.session.client.listTools()
     annotations = new Map(tools.map((tool) => [tool.name, tool.annotations as Record<string, unknown> | undefined]))
+    actions = new Map(tools.map((tool) => [tool.name, ((tool.inputSchema.properties as Record<string, { enum?: string[] }>).action?.enum ?? [])]))
   })
   afterAll(async () => {
     await r?.close()
@@ -27,5 +29,18 @@ describe.each<Transport>(TRANSPORTS)('annotations over %s', (transport) => {
   it.each(['workspace', 'document', 'workflow', 'selection', 'comments'])('ANN.6 %s does not declare readOnlyHint: true', (name) => {
     expect(annotations.has(name)).toBe(true)
     expect(annotations.get(name)?.readOnlyHint).not.toBe(true)
+  })
+
+  it('ANN.2 browser_read declares readOnlyHint: true and openWorldHint: true', () => {
+    expect(annotations.get('browser_read')).toMatchObject({ readOnlyHint: true, openWorldHint: true, destructiveHint: false })
+  })
+
+  it('ANN.4 browser declares readOnlyHint: false and destructiveHint: true', () => {
+    expect(annotations.get('browser')).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+  })
+
+  it('ANN.7 console_clear lives in browser, not in the read-only browser_read', () => {
+    expect(actions.get('browser')).toContain('console_clear')
+    expect(actions.get('browser_read')).not.toContain('console_clear')
   })
 })

@@ -6,7 +6,7 @@ describe.each<Transport>(['stdio', 'http'])('GEN over %s', (transport) => {
     const session = await launch(transport)
     try {
       const { tools } = await session.client.listTools()
-      expect(tools.map((tool) => tool.name).sort()).toEqual(['comments', 'document', 'selection', 'session', 'workflow', 'workspace'])
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['browser', 'browser_read', 'comments', 'document', 'selection', 'session', 'workflow', 'workspace'])
       for (const tool of tools) {
         expect(tool.inputSchema.required).toContain('action')
         expect(Object.keys(tool.annotations ?? {}).sort()).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title'])

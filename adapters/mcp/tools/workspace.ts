@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { QuireError } from '../../../core/errors.js'
+import { enginePrincipal } from '../browserCalls.js'
 import { defineTool } from '../defineTool.js'
 import { id, kind, path } from '../schemas.js'
 
@@ -49,7 +51,13 @@ export const workspaceTool = defineTool({
     }),
     close: action({
       required: ['tabId'],
-      run: async (args, { services, caller }) => ({ ...(await services.workspace.close(args.tabId, args.force ?? false, caller)) }),
+      run: async (args, { services, caller }) => {
+        // A browser tab is no document tab (WS.CLOSE, §13.1 INVALID_TAB): say where it is closed instead.
+        const principal = enginePrincipal(caller)
+        const browserTab = (await services.browser.listTabs()).find((tab) => tab.tabId === args.tabId && (tab.automationMode === 'human' || tab.principal === principal))
+        if (browserTab) throw new QuireError('INVALID_TAB', `${args.tabId} is a browser tab: close it with browser.close`)
+        return { ...(await services.workspace.close(args.tabId, args.force ?? false, caller)) }
+      },
     }),
     switch_tab: action({
       required: ['tabId'],

@@ -1,0 +1,280 @@
+import { z } from 'zod'
+import { displacement, pressedKey, typedText, type ActTarget } from '../../../core/browser/requests.js'
+import { ACT_DY_CAP, checkActRequest, type ActRefusalData, type ActRequest, type ActTargetSpec } from '../../browser/act.js'
+import { MAX_WAIT_MS } from '../../browser/engine.js'
+import { BrowserError } from '../../browser/errors.js'
+import { authorize, browserCall, navigationAnswer, originOf, withTab, type ActionTrace } from '../browserCalls.js'
+import type { ToolContext } from '../context.js'
+import { defineTool } from '../defineTool.js'
+import { id } from '../schemas.js'
+
+/** The largest script or injected style sheet, in UTF-8 bytes (VMark's MAX_SCRIPT_BYTES). */
+export const MAX_SCRIPT_BYTES = 65_536
+
+const timeoutMs = z.number().int().min(1).max(MAX_WAIT_MS).describe(`1–${MAX_WAIT_MS} ms`)
+const boundedSource = (what: string) =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_SCRIPT_BYTES, `must be at most ${MAX_SCRIPT_BYTES} UTF-8 bytes`)
+    .describe(what)
+
+const className = z.string().regex(/^\S+$/, 'a class name has no spaces')
+
+/** `browser`: everything that changes a page or a tab; every act-class call and every script needs the person's approval. */
+export const browserTool = defineTool({
+  name: 'browser',
+  title: 'Quire embedded browser',
+  description:
+    'Drives the embedded browser. open {url, timeoutMs?} → {tabId, navigationId, url, title, generation}; ' +
+    'navigate {tabId?, url, timeoutMs?}; close {tabId}; act {tabId?, operation: click|type|scroll|key, ' +
+    'role+name or ref, text?, dy?, key?, modifiers?}; style {tabId?, ref or selector, one of set, addClasses, ' +
+    'removeClasses, injectCss}; execute_js {tabId?, script} (an async function body; approved per call); ' +
+    'console_clear {tabId?} → the console entries, then empties the buffer. act, style and execute_js wait for the ' +
+    'person\'s approval: on NOT_GRANTED tell the user which approval to decide (data.approvalId), then retry the same ' +
+    'call. Name elements by role and name: a ref is honoured only under a standing grant. tabId defaults to your ' +
+    'foreground browser tab. Refusals are "TOKEN: message"; match on the token.',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  args: {
+    tabId: id.optional(),
+    url: z.string().min(1, 'must not be empty').optional().describe('an http(s) URL (open, navigate)'),
+    timeoutMs: timeoutMs.optional(),
+    operation: z.enum(['click', 'type', 'scroll', 'key']).optional().describe('act'),
+    ref: id.max(64).optional().describe('a ref from browser_read.read (act, style)'),
+    role: id.max(200).optional().describe('the element\'s ARIA role, with name (act)'),
+    name: z.string().max(1_000).optional().describe('the element\'s accessible name, with role (act)'),
+    text: z.string().max(100_000).optional().describe('the text to type (act type)'),
+    dy: z.number().finite().min(-ACT_DY_CAP).max(ACT_DY_CAP).optional().describe('vertical pixels to scroll (act scroll)'),
+    key: z.string().min(1).max(32).optional().describe('a key such as Enter, Escape, Tab (act key)'),
+    modifiers: z
+      .object({ ctrl: z.boolean().optional(), shift: z.boolean().optional(), alt: z.boolean().optional(), meta: z.boolean().optional() })
+      .strict()
+      .optional()
+      .describe('held keys (act key)'),
+    selector: z.string().min(1).max(4_096).optional().describe('a CSS selector (style)'),
+    set: z
+      .record(z.string(), z.string())
+      .refine((set) => Object.keys(set).length > 0, 'must set at least one property')
+      .optional()
+      .describe('CSS properties to set, {property: value} (style)'),
+    addClasses: z.array(className).min(1).optional().describe('class names to add (style)'),
+    removeClasses: z.array(className).min(1).optional().describe('class names to remove (style)'),
+    injectCss: boundedSource('a style sheet to add to the page (style)').optional(),
+    script: boundedSource('an async function body that returns a JSON value (execute_js)').optional(),
+  },
+  actions: (action) => ({
+    act: action({
+      required: ['operation'],
+      requiredHint: '(click, type, scroll or key)',
+      refuse: actRefusal,
+      run: (args, context) =>
+        browserCall(context, 'act', async (principal, trace) =>
+          withTab(context, principal, args.tabId, trace, 'act', async (tab) => {
+            const target: ActTargetSpec | undefined =
+              args.ref !== undefined ? { ref: args.ref } : args.role !== undefined ? { role: args.role, name: args.name ?? '' } : undefined
+            if (target !== undefined) trace.target = target
+            trace.detail = {
+              act: args.operation,
+              ...(args.operation === 'type' ? { text: args.text ?? '' } : {}),
+              ...(args.operation === 'key' ? { key: heldKeys(args.key!, args.modifiers) } : {}),
+              ...(args.dy !== undefined ? { dy: args.dy } : {}),
+            }
+            const request: ActRequest = {
+              operation: args.operation,
+              ...(target !== undefined ? { target } : {}),
+              ...(args.text !== undefined ? { text: args.text } : {}),
+              ...(args.dy !== undefined ? { dy: args.dy } : {}),
+              ...(args.key !== undefined ? { key: args.key } : {}),
+              ...(args.modifiers !== undefined ? { modifiers: args.modifiers } : {}),
+            }
+            // A request the engine would refuse is refused before the person is asked to approve it.
+            checkActRequest(request)
+            // A click binds the element; type, key and scroll also what they type, press or move (BR.ACT.19–20).
+            const binding =
+              args.operation === 'type' ? typedText(args.text ?? '')
+              : args.operation === 'key' ? pressedKey(args.key!, args.modifiers)
+              : args.operation === 'scroll' && args.dy !== undefined ? displacement(args.dy)
+              : undefined
+            await authorize(
+              context,
+              { kind: 'act', operation: args.operation, origin: originOf(tab.url), tabId: tab.tabId, ...(target !== undefined ? { target } : {}), ...(binding !== undefined ? { binding } : {}) },
+              trace,
+            )
+            try {
+              const done = await context.services.browser.act(principal, tab.tabId, request)
+              trace.intoPassword = done.isPassword === true
+              return { ...done }
+            } catch (error) {
+              // A refused type still says whether the field was a password field: the log must not keep the text.
+              if (error instanceof BrowserError && (error.data as ActRefusalData | undefined)?.isPassword === true) trace.intoPassword = true
+              throw error
+            }
+          })),
+    }),
+    open: action({
+      required: ['url'],
+      requiredHint: '(an http or https URL)',
+      run: (args, context) =>
+        browserCall(context, 'open', async (principal, trace) => {
+          trace.url = loggableUrl(args.url)
+          const posture = context.services.settings.state.browserPosture
+          // The tab does not exist yet, so the approval names a new tab; retrying the same open uses it.
+          if (posture === 'shared') await destination(context, NEW_TAB, null, args.url, trace)
+          const loaded = await context.services.browser.open(principal, args.url, { timeoutMs: args.timeoutMs, posture })
+          trace.tabId = loaded.tabId
+          trace.url = loaded.url
+          return navigationAnswer(loaded)
+        }),
+    }),
+    navigate: action({
+      required: ['url'],
+      requiredHint: '(an http or https URL)',
+      run: (args, context) =>
+        browserCall(context, 'navigate', async (principal, trace) =>
+          withTab(context, principal, args.tabId, trace, 'ai-only', async (tab) => {
+            trace.url = loggableUrl(args.url)
+            if (tab.automationMode === 'ai-shared') await destination(context, tab.tabId, tab.url, args.url, trace)
+            const loaded = await context.services.browser.navigate(principal, tab.tabId, args.url, { timeoutMs: args.timeoutMs })
+            trace.url = loaded.url
+            return navigationAnswer(loaded)
+          })),
+    }),
+    close: action({
+      required: ['tabId'],
+      // Stopping is never gated (BR.CLOSE.2, APPR.7): no approval is asked.
+      run: (args, context) =>
+        browserCall(context, 'close', async (principal, trace) => {
+          trace.tabId = args.tabId
+          return { ...(await context.services.browser.close(principal, args.tabId)) }
+        }),
+    }),
+    style: action({
+      refuse: styleRefusal,
+      run: (args, context) =>
+        browserCall(context, 'style', async (principal, trace) =>
+          withTab(context, principal, args.tabId, trace, 'act', async (tab) => {
+            const target: ActTarget = args.ref !== undefined ? { ref: args.ref } : { selector: args.selector! }
+            trace.target = target
+            trace.detail = { act: 'style' }
+            const change =
+              args.set !== undefined ? { set: args.set }
+              : args.addClasses !== undefined ? { addClasses: args.addClasses }
+              : args.removeClasses !== undefined ? { removeClasses: args.removeClasses }
+              : { injectCss: args.injectCss! }
+            await authorize(
+              context,
+              { kind: 'act', operation: 'style', origin: originOf(tab.url), tabId: tab.tabId, target, binding: styleBinding(change) },
+              trace,
+            )
+            return { ...(await context.services.browser.style(principal, tab.tabId, target, change)) }
+          })),
+    }),
+    execute_js: action({
+      required: ['script'],
+      requiredHint: '(an async function body)',
+      run: (args, context) =>
+        browserCall(context, 'execute_js', async (principal, trace) =>
+          withTab(context, principal, args.tabId, trace, 'act', async (tab) => {
+            trace.detail = { scriptBytes: Buffer.byteLength(args.script, 'utf8') }
+            // Every script is asked for on its own: there is no standing grant (BR.EXECUTE_JS.4, APPR.4).
+            await authorize(context, { kind: 'execute_js', origin: originOf(tab.url), tabId: tab.tabId, script: args.script }, trace)
+            const { result } = await context.services.browser.executeJs(principal, tab.tabId, args.script)
+            // The page computed it: never act on it unread (BR.EXECUTE_JS.6).
+            return { result: result === undefined ? null : result, untrusted: true }
+          })),
+    }),
+    console_clear: action({
+      run: (args, context) =>
+        browserCall(context, 'console_clear', async (principal, trace) =>
+          withTab(context, principal, args.tabId, trace, 'ai-only', async (tab) => {
+            const { entries, url } = await context.services.browser.consoleClear(principal, tab.tabId)
+            return { entries, url }
+          })),
+    }),
+  }),
+})
+
+/** The URL as the log may keep it (decideBrowserAction redacts it); an unparseable one is not kept at all. */
+function loggableUrl(raw: string): string | null {
+  return URL.canParse(raw) ? raw : null
+}
+
+/** What a destination approval asked before `open` names as its tab: the tab is made only once the load is allowed. */
+const NEW_TAB = 'new tab'
+
+/**
+ * A Shared-posture tab loads the person's own profile, so each new origin needs the person's approval first
+ * (BR.GEN.9, APPR.8); a Sandbox tab's cookie store is its own and needs none. The tab's current origin is not new;
+ * a URL the engine will refuse anyway (not http or https) asks nothing.
+ */
+async function destination(context: ToolContext, tabId: string, currentUrl: string | null, target: string, trace: ActionTrace): Promise<void> {
+  if (!URL.canParse(target) || !/^https?:$/.test(new URL(target).protocol)) return
+  const origin = originOf(target)
+  if (currentUrl !== null && origin === originOf(currentUrl)) return
+  await authorize(context, { kind: 'destination', origin, tabId }, trace)
+}
+
+/** `ctrl+shift+Enter`, as the log keeps a pressed key. */
+function heldKeys(key: string, modifiers: { ctrl?: boolean; shift?: boolean; alt?: boolean; meta?: boolean } = {}): string {
+  return [...(['ctrl', 'shift', 'alt', 'meta'] as const).filter((name) => modifiers[name] === true), key].join('+')
+}
+
+function styleBinding(change: { set?: Record<string, string>; addClasses?: string[]; removeClasses?: string[]; injectCss?: string }): string {
+  if (change.set !== undefined) return `set ${JSON.stringify(change.set)}`
+  if (change.addClasses !== undefined) return `addClasses ${JSON.stringify(change.addClasses)}`
+  if (change.removeClasses !== undefined) return `removeClasses ${JSON.stringify(change.removeClasses)}`
+  return `injectCss ${JSON.stringify(change.injectCss)}`
+}
+
+interface ActArgs {
+  operation?: 'click' | 'type' | 'scroll' | 'key'
+  ref?: string
+  role?: string
+  name?: string
+  text?: string
+  dy?: number
+  key?: string
+  modifiers?: object
+}
+
+/** Each operation's target and arguments (BR.ACT.2, BR.ACT.4, BR.ACT.5); what an operation does not take is refused, not dropped. */
+function actRefusal(args: ActArgs): string | undefined {
+  const op = args.operation
+  const byRole = args.role !== undefined || args.name !== undefined
+  if (byRole && (args.role === undefined || args.name === undefined)) return `browser.act names an element by role and name together`
+  if (args.ref !== undefined && byRole) return `browser.act takes one target: either ref or role + name, not both`
+  const refuseArg = (name: keyof ActArgs) => (args[name] !== undefined ? `browser.act ${op} does not take ${name}` : undefined)
+  switch (op) {
+    case 'click':
+    case 'type':
+      if (args.ref === undefined && !byRole) return `browser.act ${op} needs one target: ref, or role + name`
+      if (op === 'type' && args.text === undefined) return 'browser.act type needs text'
+      return (op === 'click' ? refuseArg('text') : undefined) ?? refuseArg('dy') ?? refuseArg('key') ?? refuseArg('modifiers')
+    case 'scroll':
+      if ((args.ref === undefined) === (args.dy === undefined)) return 'browser.act scroll needs exactly one of ref (scroll it into view) or dy (pixels)'
+      return (byRole ? 'browser.act scroll takes ref or dy, not role + name' : undefined) ?? refuseArg('text') ?? refuseArg('key') ?? refuseArg('modifiers')
+    case 'key':
+      if (args.key === undefined) return 'browser.act key needs key (e.g. "Enter")'
+      return (byRole ? 'browser.act key targets an element by ref only' : undefined) ?? refuseArg('text') ?? refuseArg('dy')
+    default:
+      return undefined
+  }
+}
+
+interface StyleArgs {
+  ref?: string
+  selector?: string
+  set?: object
+  addClasses?: unknown[]
+  removeClasses?: unknown[]
+  injectCss?: string
+}
+
+/** One target and exactly one change (BR.STYLE.1). */
+function styleRefusal(args: StyleArgs): string | undefined {
+  if ((args.ref === undefined) === (args.selector === undefined)) return 'browser.style needs exactly one target: ref or selector'
+  const changes = (['set', 'addClasses', 'removeClasses', 'injectCss'] as const).filter((key) => args[key] !== undefined)
+  if (changes.length !== 1) return `browser.style needs exactly one of set, addClasses, removeClasses, injectCss${changes.length > 1 ? `; got ${changes.join(', ')}` : ''}`
+  return undefined
+}
+
