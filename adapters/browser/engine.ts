@@ -328,10 +328,21 @@ export class BrowserEngine {
     return context
   }
 
-  /** Popups are never shown (BR.ACT.15): the opener's session records the URL it asked for. */
+  /**
+   * Popups of AI tabs are never shown (BR.ACT.15): the opener's session records the URL it asked for. A popup the
+   * person's own tab opens (a link to a new window) becomes another tab of theirs, as in any browser.
+   */
   #closePopups(context: BrowserContext): void {
     context.on('page', (page) => {
-      if (![...this.#tabs.values()].some((tab) => tab.page === page)) void page.opener().then((opener) => opener && page.close())
+      if ([...this.#tabs.values()].some((tab) => tab.page === page)) return
+      void page.opener().then(async (opener) => {
+        if (!opener) return
+        const from = [...this.#tabs.values()].find((tab) => tab.page === opener)
+        if (from?.automationMode !== 'human') return void (await page.close().catch(() => undefined))
+        const session = await PageSession.attach(page).catch(() => undefined)
+        if (!session) return void (await page.close().catch(() => undefined))
+        await this.#bringToFront(this.#register(PERSON_TAB_OWNER, 'human', page, session)).catch(() => undefined)
+      })
     })
   }
 

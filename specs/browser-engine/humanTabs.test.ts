@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, describe, expect, test } from 'vitest'
 import { BrowserError } from '../../adapters/browser/errors.js'
 import { useEngine } from './support/engineRig.js'
@@ -44,6 +45,24 @@ describe('human tabs: the person\'s own, opened from the console', () => {
     // Human tabs are not the assistant's: they count neither in its tabs nor against its TAB_LIMIT.
     expect((await rig.engine.tabsOf('claude')).map((tab) => tab.tabId)).toEqual([ai.tabId])
     await rig.engine.close('claude', ai.tabId)
+    await rig.engine.closeHumanTab(human.tabId)
+  })
+})
+
+describe('popups', () => {
+  test('a popup of the person\'s tab becomes another tab of theirs; an AI tab\'s popup is still closed (BR.ACT.15)', async () => {
+    const human = await rig.engine.openHumanTab(rig.site.url('/popup.html'))
+    let popup = (await rig.engine.listTabs()).find((tab) => tab.tabId !== human.tabId)
+    for (let polls = 0; popup?.title !== 'How tides work | Fixture Gazette' && polls < 200; polls++) {
+      await sleep(25)
+      popup = (await rig.engine.listTabs()).find((tab) => tab.tabId !== human.tabId)
+    }
+    expect(popup).toMatchObject({ automationMode: 'human', url: rig.site.url('/article.html'), title: 'How tides work | Fixture Gazette', front: true })
+    const ai = await rig.engine.open('claude', rig.site.url('/popup.html'))
+    expect(rig.engine.takePopups('claude', ai.tabId)).toEqual([rig.site.url('/article.html')])
+    expect((await rig.engine.listTabs()).map((tab) => tab.tabId).sort()).toEqual([human.tabId, popup!.tabId, ai.tabId].sort())
+    await rig.engine.close('claude', ai.tabId)
+    await rig.engine.closeHumanTab(popup!.tabId)
     await rig.engine.closeHumanTab(human.tabId)
   })
 })
