@@ -39,6 +39,26 @@ describe('the person\'s live view and takeover', () => {
     await rig.engine.closeHumanTab(human.tabId)
   })
 
+  test('frames keep coming after the tab navigates to another site (a new renderer process)', async () => {
+    const human = await rig.engine.openHumanTab(rig.site.url('/index.html'))
+    const seen: ScreencastFrame[] = []
+    let waiter: (() => void) | undefined
+    const stop = await rig.engine.screencast(human.tabId, (frame) => {
+      seen.push(frame)
+      waiter?.()
+    })
+    const nextFrame = (after: number) => new Promise<void>((resolve) => {
+      waiter = () => seen.length > after && resolve()
+      waiter()
+    })
+    await nextFrame(0)
+    const before = seen.length
+    await rig.engine.navigateHumanTab(human.tabId, `${rig.site.otherOrigin}/takeover.html`)
+    await nextFrame(before)
+    await stop()
+    await rig.engine.closeHumanTab(human.tabId)
+  })
+
   test('a click at the button\'s viewport coordinates presses it; keys type into the focused field', async () => {
     const human = await rig.engine.openHumanTab(rig.site.url('/takeover.html'))
     const inputs: string[] = []
