@@ -235,7 +235,15 @@ function refusalMessage(request: CheckedRequest, data: ActRefusalData): string {
 /** Runs one act on the tab; see the module comment for what it answers. */
 export async function runAct(tab: TabHandle, raw: ActRequest): Promise<ActSuccess> {
   const request = checkActRequest(raw)
-  const localRef = request.ref !== undefined ? tab.localRef(request.ref) : undefined
+  // Ref refusals carry what every act answer carries (BR.ACT.14): nothing matched.
+  const nothingMatched = (): Record<string, unknown> => ({ matchedTotal: 0, matchedVisible: 0, url: tab.url(), generation: tab.generation() })
+  let localRef: string | undefined
+  try {
+    localRef = request.ref !== undefined ? tab.localRef(request.ref) : undefined
+  } catch (error) {
+    if (error instanceof BrowserError && error.code === 'STALE_REF') throw new BrowserError('STALE_REF', error.message.replace(/^STALE_REF: /, ''), nothingMatched())
+    throw error
+  }
   const generation = tab.generation()
   const popups: string[] = []
   const stopListening = tab.session.onWindowOpen((url) => popups.push(url))
@@ -246,7 +254,15 @@ export async function runAct(tab: TabHandle, raw: ActRequest): Promise<ActSucces
       operation: request.operation, ref: localRef, role: request.role, name: request.name, text: request.text, dy: request.dy,
       key: request.key, modifiers: request.modifiers, nameCap: NAME_CAP, walkCap: WALK_CAP,
     }
-    page = await tab.session.evaluate<PageAnswer>(`__quireAgent.act(${JSON.stringify(args)})`, { once: true })
+    try {
+      page = await tab.session.evaluate<PageAnswer>(`__quireAgent.act(${JSON.stringify(args)})`, { once: true })
+    } catch (error) {
+      // The document went away around the call: whether the act ran cannot be told, so it is not retried.
+      if (error instanceof Error && !(error instanceof BrowserError) && /context/i.test(error.message)) {
+        throw new BrowserError('ACT_INTERRUPTED', 'the page navigated while the act was sent; read it before acting again', { ...nothingMatched(), detail: { indeterminate: true } })
+      }
+      throw error
+    }
     // Read-only, so it may run again in a new document; there it finds nothing to check. The round trip also lets
     // the window-open event of a popup the act caused arrive before the listener stops.
     after = await tab.session.evaluate<{ valueKept: boolean } | null>('__quireAgent.afterAct()').catch(() => null)
@@ -254,8 +270,8 @@ export async function runAct(tab: TabHandle, raw: ActRequest): Promise<ActSucces
     stopListening()
   }
   if ('missingRef' in page) {
-    if (tab.generation() !== generation) throw new BrowserError('STALE_REF', 'the page navigated since this ref was read; read it again', { generation: tab.generation() })
-    throw new BrowserError('REF_NOT_FOUND', 'the element of this ref is no longer in the page')
+    if (tab.generation() !== generation) throw new BrowserError('STALE_REF', 'the page navigated since this ref was read; read it again', nothingMatched())
+    throw new BrowserError('REF_NOT_FOUND', 'the element of this ref is no longer in the page', nothingMatched())
   }
   const mapTarget = (target: PageTarget): ActTarget => ({ ...target, ref: tab.publicRef(target.ref, generation) })
   const outcome: ActOutcome = {

@@ -75,8 +75,13 @@ export const ACT_LIB_SOURCE = String.raw`
     return true
   }
 
+  // Inert: under an inert attribute, or outside the open modal dialog, which makes the rest of its document inert.
   const inInert = (target) => {
-    for (let el = target; el; el = frameOwner(el)) for (let n = el; n; n = composedParent(n)) if (n.inert) return true
+    for (let el = target; el; el = frameOwner(el)) {
+      for (let n = el; n; n = composedParent(n)) if (n.inert) return true
+      const modal = el.ownerDocument.querySelector('dialog:modal')
+      if (modal !== null && !composedContains(modal, el)) return true
+    }
     return false
   }
   const disabledDetail = (el) => {

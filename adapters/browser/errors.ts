@@ -20,6 +20,8 @@ export type BrowserErrorCode =
   | 'PAGE_UNREADABLE'
   /** An act that did not happen; `data.reason` says why (act.ts, BR.ACT.8–17). */
   | 'ACT_REFUSED'
+  /** The page navigated as an act was sent: it may or may not have happened (`data.detail.indeterminate`). */
+  | 'ACT_INTERRUPTED'
   /** A style change the page's CSS does not take. */
   | 'INVALID_STYLE'
   /** An execute_js script that threw or returned what JSON cannot encode (BR.EXECUTE_JS.3). */

@@ -96,11 +96,25 @@ describe('BR.ACT.8, BR.ACT.14 and BR.ACT.19 a click', () => {
     const tabId = await tabAt('/act-click.html')
     const ref = await refOf(tabId, '#save')
     await rig.engine.navigate(WHO, tabId, rig.site.url('/act-click.html?again=1'))
-    expect((await refusal(rig.engine.act(WHO, tabId, { operation: 'click', ref }))).code).toBe('STALE_REF')
+    const stale = await refusal(rig.engine.act(WHO, tabId, { operation: 'click', ref }))
+    expect(stale.code).toBe('STALE_REF')
+    expect(stale.data).toEqual({ matchedTotal: 0, matchedVisible: 0, url: rig.site.url('/act-click.html'), generation: 2 })
     const fresh = await refOf(tabId, '#save')
     await rig.engine.executeJs(WHO, tabId, "document.getElementById('save').remove()")
     expect((await refusal(rig.engine.act(WHO, tabId, { operation: 'click', ref: fresh }))).code).toBe('REF_NOT_FOUND')
     expect(await logOf(tabId)).toEqual([])
+  })
+})
+
+describe('BR.ACT.8 a click that navigates', () => {
+  test('a link click follows the link once; the answer still reports the page it acted on', async () => {
+    const tabId = await tabAt('/act-click.html')
+    const done = await rig.engine.act(WHO, tabId, { operation: 'click', role: 'link', name: 'Onward' })
+    expect(done).toMatchObject({ ok: true, target: { role: 'link', name: 'Onward' }, matchedTotal: 1, matchedVisible: 1 })
+    await expect.poll(async () => (await rig.engine.tabState(WHO, tabId)).url, { timeout: 20_000 }).toBe(rig.site.url('/later.html'))
+    await expect.poll(async () => (await rig.engine.tabState(WHO, tabId)).loading, { timeout: 20_000 }).toBe(false)
+    const navigations = rig.events.filter((event) => event.type === 'tab-navigated' && 'tabId' in event && event.tabId === tabId)
+    expect(navigations).toHaveLength(2)
   })
 })
 
@@ -206,6 +220,27 @@ describe('BR.ACT.13 matching traverses open shadow roots', () => {
     const done = await rig.engine.act(WHO, tabId, { operation: 'click', role: 'button', name: 'Shadow action' })
     expect(done).toMatchObject({ matchedTotal: 1, matchedVisible: 1, target: { role: 'button', name: 'Shadow action' } })
     expect(await logOf(tabId)).toEqual(['shadow'])
+  })
+})
+
+describe('BR.ACT.10 and BR.ACT.12 frames and modal dialogs', () => {
+  test('a button in a same-origin frame is clicked; one whose frame is covered in the parent page is obscured', async () => {
+    const tabId = await tabAt('/act-frames.html')
+    await expect.poll(async () => (await rig.engine.read(WHO, tabId)).snapshot.filter((node) => node.name.startsWith('Inner action')).length, { timeout: 20_000 }).toBe(2)
+    await rig.engine.act(WHO, tabId, { operation: 'click', role: 'button', name: 'Inner action 1' })
+    const covered = await actRefused(tabId, { operation: 'click', role: 'button', name: 'Inner action 2' })
+    expect(covered.data).toMatchObject({ reason: 'obscured', by: 'div.cookie-wall' })
+    expect(await logOf(tabId)).toEqual(['inner-1'])
+  })
+
+  test('an open modal dialog makes the rest of the page inert: refused as disabled; the dialog itself takes the click', async () => {
+    const tabId = await tabAt('/act-frames.html')
+    await rig.engine.act(WHO, tabId, { operation: 'click', role: 'button', name: 'Behind the dialog' })
+    await rig.engine.executeJs(WHO, tabId, "document.getElementById('dialog').showModal()")
+    const behind = await actRefused(tabId, { operation: 'click', role: 'button', name: 'Behind the dialog' })
+    expect(behind.data).toMatchObject({ reason: 'disabled', detail: 'inert' })
+    await rig.engine.act(WHO, tabId, { operation: 'click', role: 'button', name: 'Answer' })
+    expect(await logOf(tabId)).toEqual(['outside-dialog', 'in-dialog'])
   })
 })
 
