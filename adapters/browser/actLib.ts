@@ -76,6 +76,14 @@ export const ACT_LIB_SOURCE = String.raw`
   }
 
   // Inert: under an inert attribute, or outside the open modal dialog, which makes the rest of its document inert.
+  // A custom checkbox or radio draws its own box and hides the input itself: a person clicks the visible label, which
+  // toggles the input, so the label stands in for it. Nothing else is reached through a stand-in.
+  const standInOf = (el) => {
+    if (el.localName !== 'input' || (el.type !== 'checkbox' && el.type !== 'radio') || !el.labels) return null
+    return Array.from(el.labels).find(visiblyRendered) || null
+  }
+  const shownAs = (el) => (visiblyRendered(el) ? el : standInOf(el))
+
   const inInert = (target) => {
     for (let el = target; el; el = frameOwner(el)) {
       for (let n = el; n; n = composedParent(n)) if (n.inert) return true
@@ -157,13 +165,13 @@ export const ACT_LIB_SOURCE = String.raw`
     if (args.ref !== undefined) {
       const el = elementOf(args.ref)
       if (!el) return { missingRef: true }
-      return { el, matches: [el], visible: visiblyRendered(el) ? [el] : [] }
+      return { el, matches: [el], visible: shownAs(el) ? [el] : [] }
     }
     const matches = []
     walkAll((el) => {
       if (roleOf(el) === args.role && nameMatches(el, args.name, args.nameCap)) matches.push(el)
     }, args.walkCap)
-    const visible = matches.filter(visiblyRendered)
+    const visible = matches.filter(shownAs)
     return { el: visible.length === 1 ? visible[0] : null, matches, visible }
   }
 
@@ -423,19 +431,21 @@ export const ACT_LIB_SOURCE = String.raw`
         return refuse('no-such-option', { ...target, options: Array.from(el.options).slice(0, 20).map((option) => normalize(option.label)) })
       }
     }
-    scrollToCenter(el)
+    // What the pointer goes to: the element, or the label standing in for a hidden checkbox or radio.
+    const shown = shownAs(el)
+    scrollToCenter(shown)
     if (op === 'scroll') {
-      const { x, y } = center(el)
-      return inViewport(el, x, y) ? { ok: true, ...counts, ...target } : refuse('offscreen', target)
+      const { x, y } = center(shown)
+      return inViewport(shown, x, y) ? { ok: true, ...counts, ...target } : refuse('offscreen', target)
     }
     if (op === 'key') {
       el.focus({ preventScroll: true })
       const outcome = pressKey(el, args.key, args.modifiers, args.walkCap)
       return { ok: true, ...counts, ...target, defaultAction: outcome.action, ...(outcome.focused ? { focused: targetOf(outcome.focused) } : {}) }
     }
-    const point = hitTest(el)
+    const point = hitTest(shown)
     if (point.reason) return refuse(point.reason, { ...target, ...(point.by ? { by: point.by } : {}) })
-    if (op === 'click') return { ok: true, ...counts, ...target, ...clickAt(el, point) }
+    if (op === 'click') return { ok: true, ...counts, ...target, ...clickAt(shown, point) }
     return typeInto(el, kind, args.text) ? { ok: true, ...counts, ...target } : refuse('rejected-value', target)
   }
 

@@ -130,6 +130,13 @@ describe('BR.ACT.9 only visibly rendered elements are targets', () => {
     expect(await logOf(tabId)).toEqual([])
   })
 
+  test('a checkbox drawn by its label, the input itself transparent, is clicked through the label as a person would', async () => {
+    const tabId = await tabAt('/act-click.html')
+    const done = await rig.engine.act(WHO, tabId, { operation: 'click', role: 'checkbox', name: 'Remember me' })
+    expect(done).toMatchObject({ matchedTotal: 1, matchedVisible: 1, target: { ref: await refOf(tabId, '#remember'), role: 'checkbox', name: 'Remember me' } })
+    expect(await logOf(tabId)).toEqual(['remember:true'])
+  })
+
   test('no element of that role and name at all is hidden with matchedTotal 0', async () => {
     const tabId = await tabAt('/act-click.html')
     const { data, error } = await actRefused(tabId, { operation: 'click', role: 'button', name: 'Nothing like this' })
