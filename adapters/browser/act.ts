@@ -66,6 +66,7 @@ export interface ActTarget {
 /** What `key` did in place of the browser's default action (BR.ACT.18); `prevented` when the page cancelled the key. */
 export type KeyDefaultAction = 'none' | 'prevented' | 'submit' | 'activate' | 'focus-next' | 'focus-previous' | 'insert-text' | 'delete-text'
 
+/** What every act answer carries (BR.ACT.14). The counts are 0 when no element was named (scroll dy, key without ref). */
 interface ActOutcome {
   readonly matchedTotal: number
   readonly matchedVisible: number
@@ -101,6 +102,7 @@ export interface ActRefusalData extends ActOutcome {
   readonly operation: ActOperation
   /** The element it would have acted on, when there was exactly one. */
   readonly target?: ActTarget
+  /** type: the target, or before one is known any match, is a password field. */
   readonly isPassword?: boolean
   /** ambiguous: every visible match, each with the text around it (page data) to tell them apart (BR.ACT.11). */
   readonly candidates?: readonly { readonly ref: string; readonly text: string }[]

@@ -66,7 +66,7 @@ export const ACT_LIB_SOURCE = String.raw`
         opacity *= Number(style.opacity)
         if (opacity < 0.05) return false
         if (style.clip === 'rect(0px, 0px, 0px, 0px)' || style.clipPath === 'inset(50%)') return false
-        if (n !== el && (style.overflowX !== 'visible' || style.overflowY !== 'visible')) {
+        if (n !== el && style.display !== 'contents' && (style.overflowX !== 'visible' || style.overflowY !== 'visible')) {
           const box = n.getBoundingClientRect()
           if (box.width === 0 || box.height === 0) return false
         }
@@ -75,7 +75,6 @@ export const ACT_LIB_SOURCE = String.raw`
     return true
   }
 
-  // Inert: under an inert attribute, or outside the open modal dialog, which makes the rest of its document inert.
   // A custom checkbox or radio draws its own box and hides the input itself: a person clicks the visible label, which
   // toggles the input, so the label stands in for it. Nothing else is reached through a stand-in.
   const standInOf = (el) => {
@@ -84,6 +83,7 @@ export const ACT_LIB_SOURCE = String.raw`
   }
   const shownAs = (el) => (visiblyRendered(el) ? el : standInOf(el))
 
+  // Inert: under an inert attribute, or outside the open modal dialog, which makes the rest of its document inert.
   const inInert = (target) => {
     for (let el = target; el; el = frameOwner(el)) {
       for (let n = el; n; n = composedParent(n)) if (n.inert) return true
@@ -404,7 +404,11 @@ export const ACT_LIB_SOURCE = String.raw`
     const found = resolve(args)
     if (found.missingRef) return { missingRef: true }
     const counts = { matchedTotal: found.matches.length, matchedVisible: found.visible.length }
-    const refuse = (reason, extra) => ({ ok: false, reason, ...counts, ...extra })
+    // For type, whether the text would have gone into a password field, so a log of the request keeps only its
+    // length; before a single target is known, any match being one counts.
+    const isPassword = (el) => el.localName === 'input' && el.type === 'password'
+    const passwordFlag = op === 'type' ? { isPassword: found.matches.some(isPassword) } : {}
+    const refuse = (reason, extra) => ({ ok: false, reason, ...counts, ...passwordFlag, ...extra })
     if (found.visible.length === 0) {
       // File inputs are often drawn invisible under a styled label: still an upload, never automated (BR.GEN.8).
       const upload = op === 'scroll' ? undefined : found.matches.find(isUpload)
@@ -415,7 +419,7 @@ export const ACT_LIB_SOURCE = String.raw`
       return refuse('ambiguous', { candidates: found.visible.map((el) => ({ ref: refOf(el), text: contextText(el, args.name) })) })
     }
     const el = found.visible[0]
-    const target = { target: targetOf(el), ...(op === 'type' ? { isPassword: el.localName === 'input' && el.type === 'password' } : {}) }
+    const target = { target: targetOf(el), ...(op === 'type' ? { isPassword: isPassword(el) } : {}) }
     // Bringing an element into view neither uses nor uploads it; the other operations do.
     if (op !== 'scroll') {
       if (isUpload(el)) return refuse('upload', target)

@@ -305,6 +305,9 @@ describe('BR.ACT.16 and BR.ACT.12 type', () => {
     await rig.engine.act(WHO, tabId, { operation: 'type', role: 'textbox', name: 'Bio', text: 'second\nline' })
     const password = await rig.engine.act(WHO, tabId, { operation: 'type', role: 'textbox', name: 'Password', text: 'hunter2' })
     expect(password.isPassword).toBe(true)
+    // A refusal says so too, so a log of the request can keep only the text's length.
+    const refused = await actRefused(tabId, { operation: 'type', role: 'textbox', name: 'Old password', text: 'hunter1' })
+    expect(refused.data).toMatchObject({ reason: 'hidden', isPassword: true, matchedTotal: 1, matchedVisible: 0 })
     expect((await rig.engine.executeJs(WHO, tabId, "return [document.getElementById('bio').value, document.getElementById('password').value]")).result)
       .toEqual(['second\nline', 'hunter2'])
   })
@@ -366,6 +369,18 @@ describe('BR.ACT.5, BR.ACT.7 and BR.ACT.18 key', () => {
     const back = await rig.engine.act(WHO, tabId, { operation: 'key', key: 'Tab', modifiers: { shift: true } })
     expect(back).toMatchObject({ defaultAction: 'focus-previous', focused: { role: 'textbox', name: 'Full name' } })
     expect((await rig.engine.executeJs(WHO, tabId, "return document.getElementById('password').value")).result).toBe('x')
+  })
+
+  test('Enter on a button and Space on a checkbox activate them, as a trusted key would', async () => {
+    const tabId = await tabAt('/act-click.html')
+    const enter = await rig.engine.act(WHO, tabId, { operation: 'key', key: 'Enter', ref: await refOf(tabId, '#save') })
+    expect(enter).toMatchObject({ defaultAction: 'activate', target: { role: 'button', name: 'Save' } })
+    const space = await rig.engine.act(WHO, tabId, { operation: 'key', key: 'Space', ref: await refOf(tabId, '#agree') })
+    expect(space).toMatchObject({ defaultAction: 'activate', target: { role: 'checkbox', name: 'Agree' } })
+    expect(await logOf(tabId)).toEqual(['save', 'agree:true'])
+    // A key on a disabled button does nothing and says why.
+    expect((await actRefused(tabId, { operation: 'key', key: 'Enter', ref: await refOf(tabId, '#archive') })).data.reason).toBe('disabled')
+    expect(await logOf(tabId)).toEqual(['save', 'agree:true'])
   })
 
   test('Escape has no default action; a key with ctrl held inserts nothing', async () => {
