@@ -158,6 +158,7 @@ interface Tab {
 }
 
 const VIEWPORT = { width: 1280, height: 800 }
+const LOCATE_CAP = 5
 const LAUNCH_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run',
@@ -809,6 +810,26 @@ export class BrowserEngine {
         this.#busy--
         this.#touch()
         await stop()
+      }
+    })
+  }
+
+  /**
+   * Where the elements an assistant asks to act on (by role and exact name) are in the tab's viewport, at most 5, so
+   * the person's live view can outline them next to the request. Playwright's own role matching, in its utility
+   * world: close to the agent's, and only a pointer for the person (the act matches again when it runs).
+   */
+  async locateForPerson(tabId: string, role: string, name: string): Promise<Array<{ x: number; y: number; width: number; height: number }>> {
+    return this.#use(async () => {
+      const tab = this.#personTab(tabId, false)
+      try {
+        const matches = tab.page.getByRole(role as Parameters<Page['getByRole']>[0], { name, exact: true })
+        const count = Math.min(LOCATE_CAP, await matches.count())
+        const boxes = await Promise.all(Array.from({ length: count }, (_, index) => matches.nth(index).boundingBox({ timeout: 500 }).catch(() => null)))
+        return boxes.filter((box) => box !== null)
+      } catch {
+        // A role Playwright does not know, or a page between documents: nothing to outline.
+        return []
       }
     })
   }

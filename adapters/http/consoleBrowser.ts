@@ -5,7 +5,7 @@ import { BrowserError } from '../browser/errors.js'
 import type { PersonInput, ScreencastFrame } from '../browser/personSide.js'
 import type { Services } from '../host/services.js'
 import type { ConsoleError } from './consoleApi.js'
-import type { BrowserFramesClosed, BrowserInputSent, BrowserTabClosed, BrowserTabOpened, BrowserTabs } from './consoleBrowserApi.js'
+import type { BrowserFramesClosed, BrowserInputSent, BrowserLocated, BrowserTabClosed, BrowserTabOpened, BrowserTabs } from './consoleBrowserApi.js'
 
 /**
  * The Browser view's routes (contract in consoleBrowserApi.ts): the person lists every tab, opens, navigates and
@@ -43,6 +43,12 @@ export function consoleBrowserRoutes(services: Services): Hono {
     if (!body.success) return fail(c, 'INVALID_ARGUMENT', `expected {"input": {kind: mouse | wheel | key | text, …}}: ${body.error.issues[0]?.message ?? ''}`, 400)
     await browser.dispatchInput(c.req.param('tabId'), body.data.input as PersonInput)
     return c.json<BrowserInputSent>({ sent: true })
+  })
+  app.get('/browser/tabs/:tabId/locate', async (c) => {
+    const query = z.object({ role: z.string().min(1).max(64), name: z.string().max(1_000) }).strict().safeParse(c.req.query())
+    if (!query.success) return fail(c, 'INVALID_ARGUMENT', 'expected ?role=ROLE&name=NAME', 400)
+    const body: BrowserLocated = { boxes: await browser.locateForPerson(c.req.param('tabId'), query.data.role, query.data.name) }
+    return c.json(body, 200, NO_STORE)
   })
 
   app.get('/browser/tabs/:tabId/frames', async (c) => {

@@ -10,6 +10,7 @@
  *   GET  /console/api/browser/tabs/:tabId/frames         → text/event-stream: `frame` events (ScreencastFrame as
  *                                                          JSON), then one `closed` event when the tab is gone
  *   POST /console/api/browser/tabs/:tabId/input  {input} → BrowserInputSent   (any tab: the person takes over)
+ *   GET  /console/api/browser/tabs/:tabId/locate?role=R&name=N → BrowserLocated (where an asked-for element is)
  *
  * Errors are `{error, message}` (ConsoleError): 400 bad input, 404 no such tab, 409 BROWSER_DISABLED (the Embedded
  * browser setting is off), 503 BROWSER_UNAVAILABLE.
@@ -41,4 +42,9 @@ export interface BrowserInputSent {
 export interface BrowserFramesClosed {
   /** Why the stream ended: the tab closed, or the browser stopped. */
   readonly reason: string
+}
+
+/** The element boxes (viewport CSS pixels) of a role and exact name, to outline on the live view; at most 5. */
+export interface BrowserLocated {
+  readonly boxes: ReadonlyArray<{ readonly x: number; readonly y: number; readonly width: number; readonly height: number }>
 }

@@ -96,7 +96,8 @@ describe('console Browser view (Chromium)', () => {
     expect(await tab.getAttribute('data-mode')).toBe('ai-sandbox')
     expect(await tab.locator('.browser-tab-owner').textContent()).toBe('claude')
     await tab.click()
-    expect(await page.locator('.browser-url').inputValue()).toBe(site.url('/takeover.html'))
+    // Redacted, like every URL the engine gives out; the list may first show the tab before its page loaded.
+    await eventually(() => page.locator('.browser-url').inputValue(), (url) => url === site.url('/takeover.html'))
     expect(await page.locator('.browser-url').getAttribute('readonly')).not.toBeNull()
     await eventually(() => page.locator('.browser-note').textContent(), (note) => note === "claude's tab (sandbox)")
     await eventually(() => page.locator('.browser-live').getAttribute('data-frames-of'), (of) => of === opened.tabId)
@@ -107,17 +108,49 @@ describe('console Browser view (Chromium)', () => {
 
   it('a pending browser request about the shown tab is a banner over the live view, naming the assistant and the element', async () => {
     const [shown] = (await quire.services.browser.listTabs()).filter((tab) => tab.principal === 'claude')
-    const subject = JSON.stringify({ tabId: shown!.tabId, origin: site.origin, verb: 'click', role: 'button', name: 'Press me' })
-    await quire.services.approvals.gate('browser_act', subject, 'mcp-test-1', 'claude', { kind: 'mcp', principal: 'claude', connection: 'mcp-test-1' }, site.origin)
+    const asker = { connection: 'mcp-test-1', principal: 'claude', actor: { kind: 'mcp', principal: 'claude', connection: 'mcp-test-1' } } as const
+    // What the browser tool asks before a click it has no grant for; it waits for the person meanwhile.
+    const click = { kind: 'act', operation: 'click', origin: site.origin, tabId: shown!.tabId, target: { role: 'button', name: 'Press me' } } as const
+    const waiting = quire.services.browserAccess.authorize(click, asker, { waitMs: 30_000 })
     const banner = page.locator('.browser-approval')
     await banner.waitFor()
     expect(await banner.locator('.browser-approval-principal').textContent()).toBe('claude')
-    expect(await banner.locator('.browser-approval-target').textContent()).toBe('button "Press me"')
-    expect(await banner.locator('.browser-approval-where').textContent()).toBe(site.origin)
+    expect(await banner.locator('.browser-approval-subject').textContent()).toBe(`click button "Press me" on ${site.origin}`)
+    // The button it asks to click is outlined on the live view (it is at x 100, y 100, 200 × 80 in the page).
+    const outline = page.locator('.browser-outline')
+    await outline.waitFor()
+    expect(await outline.count()).toBe(1)
+    const live = (await page.locator('.browser-live').boundingBox())!
+    const drawn = (await outline.boundingBox())!
+    const scale = live.width / 1280
+    expect(Math.abs(drawn.x - (live.x + 100 * scale))).toBeLessThan(4)
+    expect(Math.abs(drawn.y - (live.y + 100 * scale))).toBeLessThan(4)
+    expect(Math.abs(drawn.width - 200 * scale)).toBeLessThan(4)
+    expect(Math.abs(drawn.height - 80 * scale)).toBeLessThan(4)
     if (process.env.QUIRE_SCREENSHOTS === '1') await shoot(page, 'browser-view-approval')
-    // Another tab's requests stay off this one.
-    await page.locator('.browser-new').click()
+
+    // The banner's button opens the Approvals panel, where the person decides; the banner goes once decided.
+    await banner.locator('.browser-approval-open').click()
+    const item = page.locator(`.approval[data-approval-id="${await banner.locator('.browser-approval-item').getAttribute('data-approval-id')}"]`)
+    await item.locator('button.approve').first().click()
+    expect(await waiting).toMatchObject({ granted: true })
     await eventually(() => banner.isHidden(), (hidden) => hidden)
+    await page.locator('.drawer-close').click()
+    expect(await outline.count()).toBe(0)
+
+    // Another assistant's request on the same site is not about this tab.
+    const theirs = quire.services.browserAccess.authorize({ ...click, tabId: 'tab-elsewhere' }, { ...asker, principal: 'gemini', connection: 'mcp-test-2' }, { waitMs: 30_000 })
+    // Both pollers of the approvals list (the panel's badge and the Browser view) have seen it pending.
+    await eventually(() => page.locator('.panel-open[data-panel="approvals"] .panel-badge').textContent(), (text) => text === '1')
+    let answered = 0
+    const counting = (response: { url(): string }) => void (response.url().endsWith('/console/api/panels/approvals') && answered++)
+    page.on('response', counting)
+    await eventually(async () => answered, (count) => count >= 3)
+    page.off('response', counting)
+    expect(await banner.isHidden()).toBe(true)
+    const [pendingTheirs] = (await quire.services.approvals.list()).filter((approval) => approval.principal === 'gemini' && approval.status === 'pending')
+    await quire.services.approvals.decide(pendingTheirs!.approvalId, 'denied', { kind: 'user' })
+    expect(await theirs).toMatchObject({ granted: false })
   })
 
   it('the Browser API is the person\'s: without the console cookie or the port file\'s token it is refused', async () => {

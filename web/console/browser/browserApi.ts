@@ -1,5 +1,5 @@
 import type {
-  BrowserInputSent, BrowserTabClosed, BrowserTabOpened, BrowserTabs, PersonInput,
+  BrowserInputSent, BrowserLocated, BrowserTabClosed, BrowserTabOpened, BrowserTabs, PersonInput,
 } from '../../../adapters/http/consoleBrowserApi.js'
 import { consoleRequest } from '../request.js'
 
@@ -23,6 +23,11 @@ export class BrowserApi {
 
   input(tabId: string, input: PersonInput): Promise<BrowserInputSent> {
     return consoleRequest('POST', `/console/api/browser/tabs/${encodeURIComponent(tabId)}/input`, { input })
+  }
+
+  locate(tabId: string, role: string, name: string): Promise<BrowserLocated> {
+    const query = new URLSearchParams({ role, name })
+    return consoleRequest('GET', `/console/api/browser/tabs/${encodeURIComponent(tabId)}/locate?${query}`)
   }
 
   /** The tab's live frames (Server-Sent Events; the session cookie goes along, same origin). */

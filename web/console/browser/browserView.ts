@@ -1,7 +1,7 @@
 import type { BrowserTabs, PersonTabEntry, ScreencastFrame } from '../../../adapters/http/consoleBrowserApi.js'
 import type { PanelApproval } from '../../../adapters/http/consolePanelsApi.js'
 import { h } from '../dom.js'
-import { ApprovalBanner, browserApprovalsFor } from './approvalBanner.js'
+import { actTarget, ApprovalBanner, browserApprovalsFor } from './approvalBanner.js'
 import type { BrowserApi } from './browserApi.js'
 import { LiveInput } from './liveInput.js'
 
@@ -17,6 +17,8 @@ export class BrowserView {
   readonly #note = h('span', { className: 'browser-note' })
   readonly #error = h('div', { className: 'browser-error', attrs: { role: 'alert', hidden: '' } })
   readonly #live = h('img', { className: 'browser-live', attrs: { alt: 'Live view of the tab', tabindex: '0', draggable: 'false', hidden: '', 'data-frames': '0' } })
+  /** Outlines over the live view: the elements a pending act request is about. */
+  readonly #outlines = h('div', { className: 'browser-outlines', attrs: { 'aria-hidden': 'true' } })
   readonly #empty = h('p', { className: 'browser-empty', text: 'No tab open. Choose "New tab" and type an address, or wait for an assistant to open one.' })
   readonly #banner: ApprovalBanner
   readonly #input: LiveInput
@@ -50,7 +52,7 @@ export class BrowserView {
       this.#strip,
       form,
       this.#error,
-      h('div', { className: 'browser-stage' }, this.#banner.element, this.#live, this.#empty),
+      h('div', { className: 'browser-stage' }, this.#banner.element, this.#live, this.#outlines, this.#empty),
     )
   }
 
@@ -68,8 +70,28 @@ export class BrowserView {
     this.#render()
   }
 
-  showApprovals(pending: readonly PanelApproval[]): void {
-    this.#banner.update(browserApprovalsFor(pending, this.#selected))
+  async showApprovals(pending: readonly PanelApproval[]): Promise<void> {
+    const tab = this.#current()
+    const about = browserApprovalsFor(pending, tab)
+    this.#banner.update(about)
+    const target = about.map(actTarget).find((found) => found !== null)
+    const boxes = tab && target ? (await this.api.locate(tab.tabId, target.role, target.name).catch(() => ({ boxes: [] }))).boxes : []
+    this.#outline(tab && this.#current()?.tabId === tab.tabId ? boxes : [])
+  }
+
+  /** Draws the boxes (viewport CSS pixels) over the live view, scaled as the frames are. */
+  #outline(boxes: ReadonlyArray<{ x: number; y: number; width: number; height: number }>): void {
+    const viewport = this.#viewport
+    if (!viewport || this.#live.hidden || this.#live.clientWidth === 0) return void this.#outlines.replaceChildren()
+    const scale = this.#live.clientWidth / viewport.width
+    this.#outlines.replaceChildren(...boxes.map((box) => {
+      const outline = h('div', { className: 'browser-outline' })
+      outline.style.left = `${this.#live.offsetLeft + box.x * scale}px`
+      outline.style.top = `${this.#live.offsetTop + box.y * scale}px`
+      outline.style.width = `${box.width * scale}px`
+      outline.style.height = `${box.height * scale}px`
+      return outline
+    }))
   }
 
   /** Leaves the view: no frames stream while nobody looks. */
