@@ -169,7 +169,8 @@ export class PageSession {
   /**
    * Runs `expression` in an isolated world of its own, made for this call only: it shares the DOM but neither the
    * page's globals nor the agent library's world, so what it leaves behind cannot reach the ref store. Answers
-   * 'timeout' when it has not finished within `timeoutMs`; a synchronous run past that is terminated by Chromium.
+   * 'timeout' when it has not finished within `timeoutMs`; JavaScript still running then, before or after an await,
+   * is terminated by Chromium (Runtime.evaluate's `timeout`), so a runaway script cannot hang the tab.
    */
   async evaluateInFreshWorld(expression: string, timeoutMs: number): Promise<{ value: unknown } | { exception: string } | 'timeout'> {
     const { executionContextId } = await this.cdp.send('Page.createIsolatedWorld', {

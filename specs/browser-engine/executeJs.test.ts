@@ -84,9 +84,9 @@ describe('BR.EXECUTE_JS.3 a throw or a value JSON cannot encode is a failure, ne
 })
 
 describe('BR.GEN.6 EVAL_TIMEOUT is indeterminate', () => {
-  test('a script that never settles, and one that never yields, time out; the tab still answers afterwards', async () => {
+  test('a script that never settles, and one that never yields (at once or after an await), time out; the tab still answers afterwards', async () => {
     const tabId = await tabAt('/act-script.html')
-    for (const script of ['await new Promise(() => {})', 'while (true) {}']) {
+    for (const script of ['await new Promise(() => {})', 'while (true) {}', 'await null; while (true) {}']) {
       const error = await refusal(rig.engine.executeJs(WHO, tabId, script, { timeoutMs: 300 }))
       expect(error.code, script).toBe('EVAL_TIMEOUT')
       expect(error.data, script).toMatchObject({ detail: { indeterminate: true } })
