@@ -111,6 +111,14 @@ describe('the person\'s live view and takeover', () => {
     await rig.engine.close('claude', ai.tabId)
   })
 
+  test('locateForPerson: the viewport box of an element named by role and exact name, for outlining it', async () => {
+    const ai = await rig.engine.open('claude', rig.site.url('/takeover.html'))
+    expect(await rig.engine.locateForPerson(ai.tabId, 'button', 'Press me')).toEqual([{ x: 100, y: 100, width: 200, height: 80 }])
+    expect(await rig.engine.locateForPerson(ai.tabId, 'button', 'Press')).toEqual([])
+    expect(await rig.engine.locateForPerson(ai.tabId, 'no-such-role', 'Press me')).toEqual([])
+    await rig.engine.close('claude', ai.tabId)
+  })
+
   test('bad input is refused and changes nothing', async () => {
     const human = await rig.engine.openHumanTab(rig.site.url('/takeover.html'))
     const refused = async (input: Parameters<typeof rig.engine.dispatchInput>[1]) => {

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { BrowserEngine } from '../../adapters/browser/engine.js'
 import { BrowserError } from '../../adapters/browser/errors.js'
-import { useEngine } from './support/engineRig.js'
+import { chromiumChildren, eventually, useEngine } from './support/engineRig.js'
 
 const profileDir = mkdtempSync(join(tmpdir(), 'quire-profile-'))
 const rig = useEngine(() => ({ profileDir }))
@@ -57,6 +57,24 @@ describe('BR.GEN.11 Sandbox tabs have their own cookie store; Shared tabs use th
     } finally {
       await next.stop()
     }
+  })
+
+  test('the person\'s browser crashing closes its tabs only; the Sandbox tabs go on, and the next human tab starts it again', async () => {
+    const human = await rig.engine.openHumanTab(rig.site.url('/index.html'))
+    const shared = await rig.engine.open('claude', rig.site.url('/index.html'), { posture: 'shared' })
+    const sandbox = await rig.engine.open('claude', rig.site.url('/form.html'))
+    const profileBrowser = (await chromiumChildren()).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(profileDir))
+    expect(profileBrowser).toHaveLength(1)
+    process.kill(profileBrowser[0]!, 'SIGKILL')
+    for (const tabId of [human.tabId, shared.tabId]) {
+      await eventually(rig, (event) => event.type === 'tab-closed' && event.tabId === tabId && event.reason === 'browser-crashed')
+    }
+    expect((await rig.engine.listTabs()).map((tab) => tab.tabId)).toEqual([sandbox.tabId])
+    expect((await rig.engine.read('claude', sandbox.tabId)).url).toBe(rig.site.url('/form.html'))
+    const again = await rig.engine.openHumanTab(rig.site.url('/index.html'))
+    expect(again).toMatchObject({ automationMode: 'human', title: 'Fixture home' })
+    await rig.engine.closeHumanTab(again.tabId)
+    await rig.engine.close('claude', sandbox.tabId)
   })
 
   test('without a profile folder, human tabs and Shared tabs are refused with BROWSER_UNAVAILABLE', async () => {
