@@ -195,6 +195,7 @@ export function checkActRequest(raw: ActRequest): CheckedRequest {
   }
 }
 
+/** A target as the page answers it: the same shape, with a document-local ref until it is made public. */
 type PageTarget = ActTarget
 type PageAnswer =
   | { readonly missingRef: true }
