@@ -1,11 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { chromiumLauncher } from './chromium.js'
 import { runAct, type ActRequest, type ActSuccess } from './act.js'
 import { BrowserError } from './errors.js'
 import { runExecuteJs, type ExecuteJsResult } from './executeJs.js'
 import { runStyle, type StyleChange, type StyleResult, type StyleTarget } from './pageStyle.js'
 import type { TabHandle } from './tabHandle.js'
-import { extractArticle, type SiteReader } from './extract.js'
+import type { SiteReader } from './extract.js'
 import { detectGate } from './gateSignals.js'
 import type { Gate } from './gates.js'
 import { PageSession } from './pageSession.js'
@@ -257,9 +258,9 @@ export class BrowserEngine {
 
   async #ensureBrowser(): Promise<Browser> {
     if (this.#browser) return this.#browser
-    const launching = chromium.launch({
+    const launching = chromiumLauncher().then((chromium) => chromium.launch({
       executablePath: this.#options.executablePath ?? '/usr/bin/chromium', headless: true, args: LAUNCH_ARGS,
-    })
+    }))
     this.#browser = launching
     let browser: Browser
     try {
@@ -649,6 +650,8 @@ export class BrowserEngine {
       const tab = this.#tab(principal, tabId)
       const capture = await tab.session.evaluate<{ html: string; truncated: boolean }>(`__quireAgent.capture(${JSON.stringify({ htmlCap: EXTRACT_HTML_CAP })})`)
       const pageUrl = tab.page.url()
+      // The reader libraries (linkedom, Readability, turndown) load on the first extract, not with every process.
+      const { extractArticle } = await import('./extract.js')
       const article = extractArticle(capture.html, pageUrl, this.#options.siteReaders ?? BUILTIN_SITE_READERS)
       if (article === null) throw new BrowserError('PAGE_UNREADABLE', 'no article could be read from this page')
       return {

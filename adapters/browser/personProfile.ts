@@ -1,4 +1,5 @@
-import { chromium, type BrowserContext } from 'playwright-core'
+import type { BrowserContext } from 'playwright-core'
+import { chromiumLauncher } from './chromium.js'
 import { BrowserError } from './errors.js'
 
 /**
@@ -38,9 +39,9 @@ export class PersonProfile {
   context(): Promise<BrowserContext> {
     if (this.#context) return this.#context
     const { profileDir, executablePath, args, viewport } = this.#options
-    const launching = chromium.launchPersistentContext(profileDir, {
+    const launching = chromiumLauncher().then((chromium) => chromium.launchPersistentContext(profileDir, {
       executablePath, headless: true, args: [...args], viewport, acceptDownloads: false, serviceWorkers: 'block',
-    }).then(
+    })).then(
       (context) => {
         context.on('close', () => {
           if (this.#context !== launching || this.#closing) return
