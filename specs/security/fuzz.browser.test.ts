@@ -86,17 +86,19 @@ async function resolved(args: Record<string, unknown>): Promise<Record<string, u
   return open.length === 0 ? rest : { ...rest, tabId: open[(picked as { pick: number }).pick % open.length]!.tabId }
 }
 
+const cmd = (tool: string, args: Record<string, unknown>): [string, Record<string, unknown>] => [tool, args]
+
 /** One call: a tool, its arguments (sometimes including arguments of another action). */
 const command: fc.Arbitrary<[string, Record<string, unknown>]> = fc.oneof(
-  fc.record({ url, timeoutMs }).map((args) => ['browser', { action: 'open', ...args }]),
-  fc.record({ tabId: maybe(tabId), url, timeoutMs }).map((args) => ['browser', { action: 'navigate', ...args }]),
-  fc.record({ tabId }).map((args) => ['browser', { action: 'close', ...args }]),
+  fc.record({ url, timeoutMs }).map((args) => cmd('browser', { action: 'open', ...args })),
+  fc.record({ tabId: maybe(tabId), url, timeoutMs }).map((args) => cmd('browser', { action: 'navigate', ...args })),
+  fc.record({ tabId }).map((args) => cmd('browser', { action: 'close', ...args })),
   // Well-formed acts (they reach the person, who says no) and acts of any shape (most are argument errors).
-  fc.record({ tabId: maybe(tabId), role, name }).map((args) => ['browser', { action: 'act', operation: 'click', ...args }]),
-  fc.record({ tabId: maybe(tabId), role, name, text: fc.string({ maxLength: 20 }) }).map((args) => ['browser', { action: 'act', operation: 'type', ...args }]),
-  fc.record({ tabId: maybe(tabId), dy: fc.integer({ min: -2_000, max: 2_000 }) }).map((args) => ['browser', { action: 'act', operation: 'scroll', ...args }]),
-  fc.record({ tabId: maybe(tabId), key: fc.constantFrom('Enter', 'Tab', 'a'), ref: maybe(ref) }).map((args) => ['browser', { action: 'act', operation: 'key', ...args }]),
-  fc.record({ tabId: maybe(tabId), ref }).map((args) => ['browser', { action: 'act', operation: 'click', ...args }]),
+  fc.record({ tabId: maybe(tabId), role, name }).map((args) => cmd('browser', { action: 'act', operation: 'click', ...args })),
+  fc.record({ tabId: maybe(tabId), role, name, text: fc.string({ maxLength: 20 }) }).map((args) => cmd('browser', { action: 'act', operation: 'type', ...args })),
+  fc.record({ tabId: maybe(tabId), dy: fc.integer({ min: -2_000, max: 2_000 }) }).map((args) => cmd('browser', { action: 'act', operation: 'scroll', ...args })),
+  fc.record({ tabId: maybe(tabId), key: fc.constantFrom('Enter', 'Tab', 'a'), ref: maybe(ref) }).map((args) => cmd('browser', { action: 'act', operation: 'key', ...args })),
+  fc.record({ tabId: maybe(tabId), ref }).map((args) => cmd('browser', { action: 'act', operation: 'click', ...args })),
   fc
     .record({
       tabId: maybe(tabId),
@@ -109,10 +111,10 @@ const command: fc.Arbitrary<[string, Record<string, unknown>]> = fc.oneof(
       key: maybe(fc.constantFrom('Enter', 'Tab', 'Escape', 'a', 'F5', 'Bogus')),
       modifiers: maybe(fc.record({ ctrl: maybe(fc.boolean()), shift: maybe(fc.boolean()) })),
     })
-    .map((args) => ['browser', { action: 'act', ...args }]),
+    .map((args) => cmd('browser', { action: 'act', ...args })),
   fc
     .record({ tabId: maybe(tabId), selector: fc.constantFrom('h1', 'button', '#log'), set: fc.constantFrom({ color: 'red' }, { display: 'none' }) })
-    .map((args) => ['browser', { action: 'style', ...args }]),
+    .map((args) => cmd('browser', { action: 'style', ...args })),
   fc
     .record({
       tabId: maybe(tabId),
@@ -122,20 +124,20 @@ const command: fc.Arbitrary<[string, Record<string, unknown>]> = fc.oneof(
       addClasses: maybe(fc.constant(['x'])),
       injectCss: maybe(fc.constant('body { background: red }')),
     })
-    .map((args) => ['browser', { action: 'style', ...args }]),
+    .map((args) => cmd('browser', { action: 'style', ...args })),
   fc
     .record({ tabId: maybe(tabId), script: fc.constantFrom("document.getElementById('log').textContent = 'js'", 'return 1', 'throw new Error(1)') })
-    .map((args) => ['browser', { action: 'execute_js', ...args }]),
-  fc.record({ tabId: maybe(tabId) }).map((args) => ['browser', { action: 'console_clear', ...args }]),
+    .map((args) => cmd('browser', { action: 'execute_js', ...args })),
+  fc.record({ tabId: maybe(tabId) }).map((args) => cmd('browser', { action: 'console_clear', ...args })),
   fc
     .record({ tabId: maybe(tabId), action: fc.constantFrom('read', 'screenshot', 'extract', 'console') })
-    .map((args) => ['browser_read', args]),
+    .map((args) => cmd('browser_read', args)),
   fc
     .record({ tabId: maybe(tabId), selector: maybe(fc.constantFrom('h1', 'a', 'button', '#log', '((', '')), fields: maybe(fc.record({ attributes: maybe(fc.boolean()), box: maybe(fc.boolean()) })) })
-    .map((args) => ['browser_read', { action: 'query', ...args }]),
+    .map((args) => cmd('browser_read', { action: 'query', ...args })),
   fc
     .record({ tabId: maybe(tabId), navigationId: maybe(fc.constantFrom('nav-1', 'nav-2', 'nav-99')), timeoutMs })
-    .map((args) => ['browser_read', { action: 'wait', ...args }]),
+    .map((args) => cmd('browser_read', { action: 'wait', ...args })),
   fc
     .record({
       tabId: maybe(tabId),
@@ -146,7 +148,7 @@ const command: fc.Arbitrary<[string, Record<string, unknown>]> = fc.oneof(
       urlContains: maybe(fc.constantFrom('/form', 'act', '?token', '#frag', 'localhost')),
       timeoutMs: maybe(fc.integer({ min: 1, max: 200 })),
     })
-    .map((args) => ['browser_read', { action: 'wait_for', ...args }]),
+    .map((args) => cmd('browser_read', { action: 'wait_for', ...args })),
 )
 
 const ACT_CLASS = new Set(['act', 'style', 'execute_js'])
