@@ -5,7 +5,6 @@ import { originOnly, redactUrl } from '../../core/browser/url.js'
 import type { Caller } from '../../core/workspace/commands.js'
 import type { LoadedNavigation } from '../browser/engine.js'
 import { BrowserError } from '../browser/errors.js'
-import type { AutomationMode } from '../browser/personSide.js'
 import type { ToolContext } from './context.js'
 import { rawResult, type RawResult } from './defineTool.js'
 import { success } from './results.js'
@@ -167,7 +166,8 @@ export interface UsedTab {
   /** Redacted. */
   readonly url: string
   readonly generation: number
-  readonly automationMode: AutomationMode
+  /** The person's tab, reached through their attachment. */
+  readonly human: boolean
 }
 
 /**
@@ -186,21 +186,25 @@ export async function withTab<T>(
   const chosen = tabId ?? engine.foregroundTab(principal)?.tabId
   if (chosen === undefined) throw new BrowserRefusal('TAB_NOT_FOUND', 'you have no browser tab open; open one with browser.open {url}')
   trace.tabId = chosen
-  const entry = (await engine.listTabs()).find((tab) => tab.tabId === chosen)
-  // An AI-only use of a human tab is the engine's to refuse (TAB_NOT_AI_OWNED): no attachment is asked for it.
-  if (entry === undefined || entry.automationMode !== 'human' || use === 'ai-only') {
+  try {
     const state = await engine.tabState(principal, chosen)
     trace.url = state.url
-    return work({ tabId: chosen, url: state.url, generation: state.generation, automationMode: entry?.automationMode ?? 'ai-sandbox' })
+    return await work({ tabId: chosen, url: state.url, generation: state.generation, human: false })
+  } catch (error) {
+    // Only the person's tabs answer TAB_NOT_AI_OWNED here, before anything reached the page.
+    if (!(error instanceof BrowserError && error.code === 'TAB_NOT_AI_OWNED' && trace.url === null)) throw error
   }
-  const human = entry
+  const human = (await engine.listTabs()).find((tab) => tab.tabId === chosen && tab.automationMode === 'human')
+  if (human === undefined) throw new BrowserRefusal('TAB_NOT_FOUND', `no tab ${chosen}`)
+  // Closing, navigating, waiting on or clearing the console of the person's tab is never theirs to allow.
+  if (use === 'ai-only') throw new BrowserRefusal('TAB_NOT_AI_OWNED', `${chosen} is the person's tab: only your own tabs can be navigated, waited on or have their console read or cleared`)
   // Before the person allows it, the assistant learns no more of the person's tab than its origin.
   trace.url = originOnly(human.url)
   await authorize(context, { kind: 'attach', origin: originOnly(human.url), tabId: chosen, generation: human.generation, reads: use === 'many' ? 'many' : 'once' }, trace)
   return engine.attached(principal, chosen, async () => {
     const state = await engine.tabState(principal, chosen)
     trace.url = state.url
-    return work({ tabId: chosen, url: state.url, generation: state.generation, automationMode: 'human' })
+    return work({ tabId: chosen, url: state.url, generation: state.generation, human: true })
   })
 }
 

@@ -2,8 +2,8 @@
  * Random `browser` and `browser_read` calls (issue 13) from a real MCP client against the loopback fixture site:
  * random actions with random targets (refs that exist, refs of other generations, made-up ones, roles and names
  * from the pages and not), random URLs (fixture pages with queries, fragments and userinfo, other schemes, closed
- * ports, garbage), tab ids that exist and that do not, arguments of the wrong action. The person denies every
- * approval the calls ask for, at once. Invariants:
+ * ports, garbage), tab ids that exist (the assistant's and, in some runs, one of the person's) and that do not,
+ * arguments of the wrong action. The person denies every approval the calls ask for, at once. Invariants:
  *
  * - nothing is INTERNAL: every refusal is a token or an argument error;
  * - no act-class call (act, style, execute_js) succeeds, and no page records an act's effect (the fixture pages'
@@ -81,7 +81,7 @@ const name = fc.constantFrom(...NAMES)
 async function resolved(args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const picked = args.tabId
   if (typeof picked !== 'object' || picked === null) return args
-  const open = await session.quire.services.browser.tabsOf(PRINCIPAL)
+  const open = (await session.quire.services.browser.listTabs()).filter((tab) => tab.automationMode === 'human' || tab.principal === PRINCIPAL)
   const { tabId: _picked, ...rest } = args
   return open.length === 0 ? rest : { ...rest, tabId: open[(picked as { pick: number }).pick % open.length]!.tabId }
 }
@@ -171,12 +171,14 @@ function urlsIn(text: string): string[] {
   return text.match(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()[\]{}]+/gi) ?? []
 }
 
-/** The `#log` of every fuzzer tab that has one: what the fixture pages' event handlers wrote. */
+/** The `#log` of every fuzzer tab and person's tab that has one: what the fixture pages' event handlers wrote. */
 async function pageLogs(): Promise<string[]> {
   const engine = session.quire.services.browser
   const logs: string[] = []
-  for (const tab of await engine.tabsOf(PRINCIPAL)) {
-    const found = await engine.query(PRINCIPAL, tab.tabId, '#log').catch(() => undefined)
+  for (const tab of await engine.listTabs()) {
+    const look = () => engine.query(PRINCIPAL, tab.tabId, '#log')
+    // The oracle looks at the person's tabs directly, as the engine lets only an attachment do.
+    const found = await (tab.automationMode === 'human' ? engine.attached(PRINCIPAL, tab.tabId, look) : tab.principal === PRINCIPAL ? look() : Promise.resolve(undefined)).catch(() => undefined)
     if (found && found.count > 0) logs.push(found.elements[0]!.text)
   }
   return logs
@@ -185,9 +187,11 @@ async function pageLogs(): Promise<string[]> {
 describe('random browser calls', () => {
   it('never answer INTERNAL, never act without a grant, never state a URL with a query or fragment', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...PAGES), fc.array(command, { minLength: 1, maxLength: 8 }), async (first, commands) => {
+      fc.asyncProperty(fc.constantFrom(...PAGES), fc.option(fc.constantFrom(...PAGES), { nil: undefined }), fc.array(command, { minLength: 1, maxLength: 8 }), async (first, persons, commands) => {
         try {
-          // Each run starts with a tab of its own on a fixture page, so most calls have something to work on.
+          // Each run starts with a tab of its own on a fixture page, so most calls have something to work on, and
+          // sometimes a tab of the person's, whose attachment the person then refuses.
+          if (persons !== undefined) await session.quire.services.browser.openHumanTab(site.url(persons))
           expect((await session.call('browser', { action: 'open', url: site.url(first) })).isError).toBe(false)
           for (const [tool, generated] of commands) {
             const args = await resolved(generated)
@@ -208,7 +212,10 @@ describe('random browser calls', () => {
             }
           }
         } finally {
-          for (const tab of await session.quire.services.browser.tabsOf(PRINCIPAL)) await session.quire.services.browser.close(PRINCIPAL, tab.tabId).catch(() => undefined)
+          const engine = session.quire.services.browser
+          for (const tab of await engine.listTabs()) {
+            await (tab.automationMode === 'human' ? engine.closeHumanTab(tab.tabId) : engine.close(PRINCIPAL, tab.tabId)).catch(() => undefined)
+          }
         }
       }),
       fuzzParameters({ numRuns: 25 }),

@@ -133,7 +133,8 @@ export const browserTool = defineTool({
         browserCall(context, 'navigate', async (principal, trace) =>
           withTab(context, principal, args.tabId, trace, 'ai-only', async (tab) => {
             trace.url = loggableUrl(args.url)
-            if (tab.automationMode === 'ai-shared') await destination(context, tab.tabId, tab.url, args.url, trace)
+            const mode = (await context.services.browser.listTabs()).find((entry) => entry.tabId === tab.tabId)?.automationMode
+            if (mode === 'ai-shared') await destination(context, tab.tabId, tab.url, args.url, trace)
             const loaded = await context.services.browser.navigate(principal, tab.tabId, args.url, { timeoutMs: args.timeoutMs })
             trace.url = loaded.url
             return navigationAnswer(loaded)
@@ -200,7 +201,7 @@ function loggableUrl(raw: string): string | null {
 }
 
 /** What a destination approval asked before `open` names as its tab: the tab is made only once the load is allowed. */
-const NEW_TAB = 'new tab'
+const NEW_TAB = 'to be opened'
 
 /**
  * A Shared-posture tab loads the person's own profile, so each new origin needs the person's approval first
