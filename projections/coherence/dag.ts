@@ -1,0 +1,124 @@
+import { isTransformation, type ContentHash, type LedgerEntry, type RevisionId, type Uuid } from './entries.js'
+
+/** One revision of one object, as the transformations that output it describe it (spec §2.3, §5.4.1). */
+export interface RevisionNode {
+  readonly object: Uuid
+  readonly revision: RevisionId
+  readonly contentHash: ContentHash
+  /** Sorted, de-duplicated. */
+  readonly parents: readonly RevisionId[]
+}
+
+/**
+ * The revision DAG of every object, rebuilt from transformation outputs alone (spec §5.4.1: "self-contained enough to
+ * rebuild the DAG without any other source").
+ *
+ * Heads are per object and there may be several (a multi-head object, spec §9.2 `DIVERGED_HEADS`); there is
+ * deliberately no context-free "latest revision" here (spec §9.2: "no index API may expose a context-free latest
+ * revision") — which revision a reader sees is decided by a context (contexts.ts).
+ */
+export class RevisionDag {
+  private readonly revisionsByObject = new Map<Uuid, Map<RevisionId, RevisionNode>>()
+  private readonly childCount = new Map<Uuid, Map<RevisionId, number>>()
+
+  /** Builds the DAG from the entries in any order: the result depends only on the set of transformation outputs. */
+  static fromEntries(entries: Iterable<LedgerEntry>): RevisionDag {
+    const dag = new RevisionDag()
+    for (const entry of entries) {
+      if (!isTransformation(entry)) continue
+      for (const output of entry.body.outputs) dag.record(output.object, output.revision, output.content_hash, output.parents)
+    }
+    return dag.seal()
+  }
+
+  private record(object: Uuid, revision: RevisionId, contentHash: ContentHash, parents: readonly RevisionId[]): void {
+    let revisions = this.revisionsByObject.get(object)
+    if (revisions === undefined) {
+      revisions = new Map()
+      this.revisionsByObject.set(object, revisions)
+    }
+    // A revision id is a hash of content and parents, so a second output naming the same id (a provenance
+    // confirmation, spec §5.4.1a, or one operation recorded by two writers) describes the same node.
+    if (revisions.has(revision)) return
+    revisions.set(revision, { object, revision, contentHash, parents: [...new Set(parents)].sort() })
+  }
+
+  private seal(): RevisionDag {
+    for (const [object, revisions] of this.revisionsByObject) {
+      const counts = new Map<RevisionId, number>()
+      for (const node of revisions.values()) {
+        for (const parent of node.parents) {
+          // Only a parent this object actually has counts: a parent link to a revision no segment here recorded
+          // (another clone's history not yet merged) must not invent a node.
+          if (revisions.has(parent)) counts.set(parent, (counts.get(parent) ?? 0) + 1)
+        }
+      }
+      this.childCount.set(object, counts)
+    }
+    return this
+  }
+
+  /** Every object that has at least one revision. */
+  objects(): Uuid[] {
+    return [...this.revisionsByObject.keys()].sort()
+  }
+
+  hasObject(object: Uuid): boolean {
+    return this.revisionsByObject.has(object)
+  }
+
+  revision(object: Uuid, revision: RevisionId): RevisionNode | undefined {
+    return this.revisionsByObject.get(object)?.get(revision)
+  }
+
+  hasRevision(object: Uuid, revision: RevisionId): boolean {
+    return this.revision(object, revision) !== undefined
+  }
+
+  revisionCount(object: Uuid): number {
+    return this.revisionsByObject.get(object)?.size ?? 0
+  }
+
+  /** Revisions with no children, sorted. Empty for an object with no revisions; two or more for a multi-head object. */
+  heads(object: Uuid): RevisionId[] {
+    const revisions = this.revisionsByObject.get(object)
+    if (revisions === undefined) return []
+    const counts = this.childCount.get(object)
+    return [...revisions.keys()].filter((revision) => (counts?.get(revision) ?? 0) === 0).sort()
+  }
+
+  /** The revisions of `object` whose content hash is `contentHash` (A → B → A gives two), sorted. */
+  revisionsWithContent(object: Uuid, contentHash: ContentHash): RevisionId[] {
+    const revisions = this.revisionsByObject.get(object)
+    if (revisions === undefined) return []
+    return [...revisions.values()].filter((node) => node.contentHash === contentHash).map((node) => node.revision).sort()
+  }
+
+  /**
+   * Whether `ancestor` is a strict ancestor of `descendant` within `object` (spec §9.3): a breadth-first walk from
+   * `descendant` along parent links, bounded by the object's revision count so that even a malformed ledger with a
+   * parent cycle terminates.
+   */
+  isStrictAncestor(object: Uuid, ancestor: RevisionId, descendant: RevisionId): boolean {
+    const revisions = this.revisionsByObject.get(object)
+    if (revisions === undefined || ancestor === descendant) return false
+    const start = revisions.get(descendant)
+    if (start === undefined) return false
+    const seen = new Set<RevisionId>([descendant])
+    let frontier: RevisionId[] = [...start.parents]
+    let budget = revisions.size
+    while (frontier.length > 0 && budget > 0) {
+      const next: RevisionId[] = []
+      for (const revision of frontier) {
+        if (revision === ancestor) return true
+        if (seen.has(revision)) continue
+        seen.add(revision)
+        budget -= 1
+        const node = revisions.get(revision)
+        if (node !== undefined) next.push(...node.parents)
+      }
+      frontier = next
+    }
+    return false
+  }
+}
