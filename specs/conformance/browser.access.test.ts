@@ -152,16 +152,27 @@ describe('grants and the audit record', () => {
   })
 
   it('every action is one browser.action event, refusals too, with the URL redacted and a typed password kept as its length only', async () => {
-    const opened = await call('browser', { action: 'open', url: site.url('/act-type.html?session=abc') })
+    // Another origin than the earlier tests' site grant: this type must be asked for.
+    const page = `${site.otherOrigin}/act-type.html`
+    const opened = await call('browser', { action: 'open', url: `${page}?session=abc` })
     const { tabId } = opened.structured as { tabId: string }
     const typed = await asked('browser', { action: 'act', tabId, operation: 'type', role: 'textbox', name: 'Password', text: 'hunter2' }, 'browser_act', 'approved')
     expect(typed.isError, typed.text).toBe(false)
+    expect(typed.structured).toMatchObject({ ok: true, isPassword: true })
+    // The person was shown the length, never the password; the approval (which the log keeps) holds no trace of it.
+    const asking = services().approvals.list().filter((approval) => approval.kind === 'browser_act' && approval.subject.includes('Password'))
+    expect(asking.at(-1)?.subject).toMatch(/^type textbox "Password" with password text of 7 characters \([0-9a-f]{12}\) on http:\/\/localhost:\d+$/)
+    expect(JSON.stringify(services().approvals.list())).not.toContain('hunter2')
+    // Other text for the same field asks again (BR.ACT.20).
+    const other = await asked('browser', { action: 'act', tabId, operation: 'type', role: 'textbox', name: 'Password', text: 'hunter3' }, 'browser_act', 'denied')
+    expect(token(other)).toBe('NOT_GRANTED')
     expect(token(await call('browser_read', { action: 'read', tabId: 'tab-nope' }))).toBe('TAB_NOT_FOUND')
     const events = await browserEvents()
-    expect(events.find((event) => event.operation === 'open' && event.tabId === tabId)).toMatchObject({ url: site.url('/act-type.html'), outcome: 'ok', approvalId: null })
+    expect(events.find((event) => event.operation === 'open' && event.tabId === tabId)).toMatchObject({ url: page, outcome: 'ok', approvalId: null })
     const act = events.filter((event) => event.operation === 'act' && event.tabId === tabId)
-    expect(act.at(-1)).toMatchObject({ outcome: 'ok', target: { role: 'textbox', name: 'Password' }, detail: { act: 'type', textLength: 7 }, approvalId: expect.stringMatching(/^ap-/) })
-    expect(JSON.stringify(events)).not.toContain('hunter2')
+    expect(act.at(-1)).toMatchObject({ outcome: 'NOT_GRANTED', detail: { act: 'type', textLength: 7 } })
+    expect(act.at(-2)).toMatchObject({ outcome: 'ok', target: { role: 'textbox', name: 'Password' }, detail: { act: 'type', textLength: 7 }, approvalId: expect.stringMatching(/^ap-/) })
+    expect(JSON.stringify(events)).not.toMatch(/hunter[23]/)
     expect(JSON.stringify(events)).not.toContain('session=abc')
     expect(events.at(-1)).toMatchObject({ operation: 'read', tabId: 'tab-nope', outcome: 'TAB_NOT_FOUND' })
   })

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import { displacement, pressedKey, typedText, type ActTarget } from '../../../core/browser/requests.js'
 import { ACT_DY_CAP, checkActRequest, type ActRefusalData, type ActRequest, type ActTargetSpec } from '../../browser/act.js'
@@ -89,9 +90,11 @@ export const browserTool = defineTool({
             }
             // A request the engine would refuse is refused before the person is asked to approve it.
             checkActRequest(request)
+            // Text for a password field is never written into an approval or the log, only its length.
+            if (args.operation === 'type' && target !== undefined) trace.intoPassword = await isPasswordField(context, principal, tab.tabId, target)
             // A click binds the element; type, key and scroll also what they type, press or move (BR.ACT.19–20).
             const binding =
-              args.operation === 'type' ? typedText(args.text ?? '')
+              args.operation === 'type' ? (trace.intoPassword === true ? secretText(args.text ?? '') : typedText(args.text ?? ''))
               : args.operation === 'key' ? pressedKey(args.key!, args.modifiers)
               : args.operation === 'scroll' && args.dy !== undefined ? displacement(args.dy)
               : undefined
@@ -102,7 +105,7 @@ export const browserTool = defineTool({
             )
             try {
               const done = await context.services.browser.act(principal, tab.tabId, request)
-              trace.intoPassword = done.isPassword === true
+              if (done.isPassword === true) trace.intoPassword = true
               return { ...done }
             } catch (error) {
               // A refused type still says whether the field was a password field: the log must not keep the text.
@@ -213,6 +216,32 @@ async function destination(context: ToolContext, tabId: string, currentUrl: stri
   const origin = originOf(target)
   if (currentUrl !== null && origin === originOf(currentUrl)) return
   await authorize(context, { kind: 'destination', origin, tabId }, trace)
+}
+
+/** Per process: binds a password's approval to the exact text without the text (or a guessable hash of it) in the log. */
+const PASSWORD_BINDING_KEY = randomBytes(32)
+
+/**
+ * What a `type` into a password field binds and shows the person: the length, and a keyed digest so that a retry with
+ * other text asks again (BR.ACT.20) while the approval, which the log keeps, holds nothing to recover the text from.
+ */
+function secretText(text: string): string {
+  const digest = createHmac('sha256', PASSWORD_BINDING_KEY).update(text, 'utf8').digest('hex').slice(0, 12)
+  return `password text of ${[...text].length} characters (${digest})`
+}
+
+/**
+ * Whether an act's target is a password field, asked before the approval: a ref of one, or a role + name that a
+ * visible password field of the page has. Pages without any password field cost one query.
+ */
+async function isPasswordField(context: ToolContext, principal: string, tabId: string, target: ActTargetSpec): Promise<boolean> {
+  const engine = context.services.browser
+  const passwords = await engine.query(principal, tabId, 'input[type=password]')
+  if (passwords.count === 0) return false
+  const refs = new Set(passwords.elements.map((element) => element.ref))
+  if ('ref' in target) return refs.has(target.ref)
+  const { snapshot } = await engine.read(principal, tabId)
+  return snapshot.some((node) => node.role === target.role && node.name === target.name && refs.has(node.ref))
 }
 
 /** `ctrl+shift+Enter`, as the log keeps a pressed key. */
