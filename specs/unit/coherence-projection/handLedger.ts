@@ -20,7 +20,7 @@ export function revisionId(hash: string, parents: readonly string[]): string {
   return `rev1:${createHash('sha256').update(preimage, 'utf8').digest('hex')}`
 }
 
-/** A UUIDv7-shaped id from a number, readable in failures. */
+/** A UUIDv7-shaped id from an 8-hex-digit prefix and a number, readable in failures. */
 export function uuid(prefix: string, n: number): string {
   return `${prefix}-0000-7000-8000-${n.toString(16).padStart(12, '0')}`
 }
@@ -52,11 +52,11 @@ export class HandLedger {
     const n = this.counter
     const entry = {
       format: 0,
-      id: uuid('0198c0de-a000', n),
+      id: uuid('0198c0a0', n),
       kind,
       time: at ?? new Date(Date.UTC(2026, 6, 18, 9, 0, n)).toISOString(),
       writer: WRITER,
-      idem: uuid('0198c0de-b000', n),
+      idem: uuid('0198c0b0', n),
       body,
     } as LedgerEntry
     this.entries.push(entry)
