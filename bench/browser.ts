@@ -55,22 +55,10 @@ const READ_TARGET = 1
 const CLICK_TARGET = 1
 const EXTRACT_TARGET = 1.2
 
-/** A timed series plus the median sizes of its answers. */
+/** A timed series and the answers its calls gave. */
 interface Measured {
   readonly series: Series
-  readonly answer: Answer | undefined
-}
-
-async function measure(label: string, ms: number, minCalls: number, pid: number | undefined, call: () => Promise<Answer | void>): Promise<Measured> {
-  const answers: Answer[] = []
-  const series = await timeLoop(label, ms, minCalls, pid, async () => {
-    const answer = await call()
-    if (answer) answers.push(answer)
-  })
-  return {
-    series,
-    answer: medianAnswer(answers),
-  }
+  readonly answers: readonly Answer[]
 }
 
 /** The median sizes of `answers`; truncated when any of them was. */
@@ -80,46 +68,63 @@ function medianAnswer(answers: readonly Answer[]): Answer | undefined {
     textBytes: median(answers.map((answer) => answer.textBytes)),
     wireBytes: median(answers.map((answer) => answer.wireBytes)),
     truncated: answers.some((answer) => answer.truncated),
+    refs: median(answers.map((answer) => answer.refs)),
+    ...(answers[0]!.bytesTotal !== undefined ? { bytesTotal: answers[0]!.bytesTotal } : {}),
   }
 }
 
-/** Runs `rounds` rounds of one series per side, the sides' order flipping every round; pools each side's series. */
-async function alternate(sizes: Sizes, sides: readonly { label: string; pid: number | undefined; call: () => Promise<Answer | void> }[], minCalls = sizes.minCalls): Promise<Measured[]> {
-  for (const side of sides) await timeLoop('warm-up', sizes.warmupMs, sizes.warmupCalls, undefined, async () => void (await side.call()))
+interface Contender {
+  readonly label: string
+  readonly pid: number | undefined
+  call(): Promise<Answer | void>
+}
+
+async function measure(contender: Contender, ms: number, minCalls: number): Promise<Measured> {
+  const answers: Answer[] = []
+  const series = await timeLoop(contender.label, ms, minCalls, contender.pid, async () => {
+    const answer = await contender.call()
+    if (answer) answers.push(answer)
+  })
+  return { series, answers }
+}
+
+/** Runs `rounds` rounds of one series per contender, their order flipping every round; pools each one's series. */
+async function alternate(sizes: Sizes, contenders: readonly Contender[], minCalls = sizes.minCalls): Promise<Measured[]> {
+  for (const contender of contenders) await timeLoop('warm-up', sizes.warmupMs, sizes.warmupCalls, undefined, async () => void (await contender.call()))
   await settle()
-  const parts: Measured[][] = sides.map(() => [])
+  const parts: Measured[][] = contenders.map(() => [])
   for (let round = 0; round < sizes.rounds; round++) {
-    const order = sides.map((_, index) => index)
+    const order = contenders.map((_, index) => index)
     if (round % 2 === 1) order.reverse()
     for (const index of order) {
-      const side = sides[index]!
-      parts[index]!.push(await measure(side.label, sizes.phaseMs, minCalls, side.pid, side.call))
+      parts[index]!.push(await measure(contenders[index]!, sizes.phaseMs, minCalls))
       await settle()
     }
   }
-  return parts.map((measured, index) => {
-    const answers = measured.flatMap((part) => (part.answer ? [part.answer] : []))
-    return {
-      series: pooled(sides[index]!.label, measured.map((part) => part.series)),
-      answer: medianAnswer(answers),
-    }
-  })
+  return parts.map((measured, index) => ({
+    series: pooled(contenders[index]!.label, measured.map((part) => part.series)),
+    answers: measured.flatMap((part) => part.answers),
+  }))
 }
 
-const HEADERS = ['run', 'calls', 'p50', 'p99', 'p50 ratio', 'p99 ratio', 'text bytes', 'wire bytes', 'server CPU/call']
+const HEADERS = ['run', 'calls', 'p50', 'p99', 'p50 ratio', 'p99 ratio', 'text bytes', 'wire bytes', 'refs', 'server CPU/call']
 
 function rows(measured: readonly Measured[], reference: Measured): string[][] {
-  return measured.map(({ series, answer }) => [
-    series.label,
-    fmtInt(series.latencies.length),
-    fmtMs(p50(series)),
-    fmtMs(p99(series)),
-    fmtRatio(p50(series) / p50(reference.series)),
-    fmtRatio(p99(series) / p99(reference.series)),
-    answer ? `${fmtInt(answer.textBytes)}${answer.truncated ? ' (truncated)' : ''}` : '-',
-    answer ? fmtInt(answer.wireBytes) : '-',
-    cpuPerOp(series.serverCpuMs, series.latencies.length),
-  ])
+  return measured.map(({ series, answers }) => {
+    const answer = medianAnswer(answers)
+    return [
+      series.label,
+      fmtInt(series.latencies.length),
+      fmtMs(p50(series)),
+      fmtMs(p99(series)),
+      fmtRatio(p50(series) / p50(reference.series)),
+      fmtRatio(p99(series) / p99(reference.series)),
+      answer ? `${fmtInt(answer.textBytes)}${answer.truncated ? ' (truncated)' : ''}` : '-',
+      answer ? fmtInt(answer.wireBytes) : '-',
+      answer ? fmtInt(answer.refs) : '-',
+      cpuPerOp(series.serverCpuMs, series.latencies.length),
+    ]
+  })
 }
 
 function latencyTargets(what: string, quire: Measured, other: Measured, target: number, judged = true): TargetResult[] {
@@ -131,10 +136,12 @@ function latencyTargets(what: string, quire: Measured, other: Measured, target: 
     met: judged ? (strict ? ratio < limit : ratio <= limit) : null,
   })
   const targets = [result('p50', p50(quire.series) / p50(other.series), target), result('p99', p99(quire.series) / p99(other.series), target)]
-  if (quire.answer && other.answer) {
-    const ratio = quire.answer.textBytes / other.answer.textBytes
+  const quireAnswer = medianAnswer(quire.answers)
+  const otherAnswer = medianAnswer(other.answers)
+  if (quireAnswer && otherAnswer) {
+    const ratio = quireAnswer.textBytes / otherAnswer.textBytes
     // An answer cut to the output bound is smaller only because most of it is missing: that never meets the target.
-    if (quire.answer.truncated) targets.push({ ...result('answer text bytes (Quire\'s truncated)', ratio, 1, true), met: judged ? false : null })
+    if (quireAnswer.truncated) targets.push({ ...result('answer text bytes (Quire\'s truncated)', ratio, 1, true), met: judged ? false : null })
     else targets.push(result('answer text bytes', ratio, 1, true))
   }
   return targets
@@ -144,9 +151,11 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
   const sizes = sizesFor(options)
   const version = playwrightMcpVersion()
   const pages = { small: smallPage(), big: bigPage(sizes.bigRows), article: articlePage(sizes.articleBytes) }
+  const elements = (html: string) => fmtInt(html.match(/<[a-z]/g)?.length ?? 0)
   console.log(
-    `@playwright/mcp ${version} and Quire on /usr/bin/chromium (headless); pages on loopback: small ${fmtInt(pages.small.length)} bytes, ` +
-      `big ${fmtInt(pages.big.length)} bytes (${sizes.bigRows} rows), article ${fmtInt(pages.article.length)} bytes; ` +
+    `@playwright/mcp ${version} and Quire on /usr/bin/chromium (headless); pages on loopback: small ${fmtInt(pages.small.length)} bytes ` +
+      `(${elements(pages.small)} elements), big ${fmtInt(pages.big.length)} bytes (${sizes.bigRows} rows, ${elements(pages.big)} elements), ` +
+      `article ${fmtInt(pages.article.length)} bytes (${elements(pages.article)} elements); ` +
       `${sizes.rounds} round(s) of ${sizes.phaseMs} ms per side`,
   )
   return withTempDir('browser', async (root) => {
@@ -171,10 +180,17 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
           { label: `${playwright.label}: browser_snapshot`, pid: playwright.pid, call: () => playwright.read() },
         ])
         printTable(`browser: reading the ${page} page`, HEADERS, rows([playwrightRead!, quireRead!], playwrightRead!))
+        const quireAnswer = medianAnswer(quireRead!.answers)
+        if (quireAnswer?.truncated) {
+          console.log(
+            `  Quire's read answered MCP's truncation envelope: the whole answer (JSON, pretty-printed) is ${fmtInt(quireAnswer.bytesTotal ?? Number.NaN)} ` +
+              `bytes, over the 75,000-byte bound; the preview hands over ${fmtInt(quireAnswer.refs)} refs and does not parse as JSON`,
+          )
+        }
         targets.push(...latencyTargets(`read ${page} page`, quireRead!, playwrightRead!, READ_TARGET))
       }
 
-      // 3. extract the article; the reference works on the HTML the server sends.
+      // 2. extract the article; the reference works on the HTML the server sends.
       await quire.show(server.url('/article'))
       let quireExtracted: Record<string, unknown> = {}
       let referenceMarkdown = ''
@@ -208,7 +224,7 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
       console.log(describeExtracted(quireExtracted, referenceMarkdown))
       const extractRatio = p50(quireExtract!.series) / p50(referenceExtract!.series)
       targets.push({ benchmark: 'browser', name: 'extract p50 / readability + turndown p50', ratio: extractRatio, target: `≤ ${EXTRACT_TARGET}x`, met: extractRatio <= EXTRACT_TARGET })
-      // 2. click the counter button of the small page, by ref; the counter must show every click.
+      // 3. click the counter button of the small page, by ref; the counter must show every click.
       const clickers = [quire, playwright, playwrightNoSettle]
       await Promise.all(clickers.map(async (side) => {
         await side.show(server.url('/small'))

@@ -13,6 +13,10 @@ export interface Answer {
   readonly wireBytes: number
   /** The answer was cut to MCP's output bound (Quire's truncation envelope, 75,000 bytes): a preview, not the whole. */
   readonly truncated: boolean
+  /** When truncated: the bytes of the whole answer the envelope stands for (its `bytes_total`). */
+  readonly bytesTotal?: number
+  /** Element refs the text hands the model (`"ref": "e5g1"` in Quire's JSON, `[ref=e5]` in playwright-mcp's YAML). */
+  readonly refs: number
 }
 
 export interface BrowserSide {
@@ -40,5 +44,8 @@ export function answerOf(result: CallToolResult): Answer {
     textBytes: Buffer.byteLength(text, 'utf8'),
     wireBytes: Buffer.byteLength(JSON.stringify(result), 'utf8'),
     truncated: structured?.truncated === true && typeof structured.bytes_total === 'number',
+    ...(typeof structured?.bytes_total === 'number' ? { bytesTotal: structured.bytes_total } : {}),
+    // In a truncation envelope the JSON is escaped inside the preview string: \"ref\": counts as well.
+    refs: text.match(/\[ref=|\\?"ref\\?":/g)?.length ?? 0,
   }
 }
