@@ -59,7 +59,8 @@ export class CoherenceProjection {
   private readonly registrations = new Map<Uuid, ObjectRegisteredEntry>()
   private readonly diagnostics = new Set<string>()
 
-  constructor(entries: readonly LedgerEntry[], contextFiles: ReadonlyArray<{ readonly file: string; readonly manifest: unknown }> = []) {
+  constructor(ledger: readonly LedgerEntry[], contextFiles: ReadonlyArray<{ readonly file: string; readonly manifest: unknown }> = []) {
+    const entries = distinctById(ledger)
     this.dag = RevisionDag.fromEntries(entries)
     this.contexts = new ContextSet(contextFiles)
     this.claims = new ClaimIndex(entries)
@@ -183,6 +184,17 @@ export class CoherenceProjection {
   private rowKey(edge: OriginEdge): readonly string[] {
     return [this.pathOf(edge.downstream) ?? '', edge.txf, String(edge.input).padStart(10, '0'), edge.downstream, edge.downstreamRev]
   }
+}
+
+/**
+ * One entry per entry id. The reader already de-duplicates by `idem`; this guards the one duplication that can still
+ * reach here — the very same line twice (a union merge of two branches of one clone, spec §5.5) — which would
+ * otherwise list its edges twice.
+ */
+function distinctById(entries: readonly LedgerEntry[]): LedgerEntry[] {
+  const byId = new Map<string, LedgerEntry>()
+  for (const entry of entries) if (!byId.has(entry.id)) byId.set(entry.id, entry)
+  return [...byId.values()]
 }
 
 function diagnosticKey(code: string, path: string): string {
