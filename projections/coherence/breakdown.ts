@@ -2,7 +2,7 @@ import { ClaimIndex, type ClaimSummary } from './claims.js'
 import { ContextSet, DEFAULT_CONTEXT_ID, type ContextSummary, type ContextView } from './contexts.js'
 import { RevisionDag } from './dag.js'
 import { compareReaderOrder, isDiagnostic, isObjectRegistered, type LedgerEntry, type ObjectRegisteredEntry, type RevisionId, type Uuid } from './entries.js'
-import { EdgeRecords, isFresh, originEdges, projectEdge, type EdgeProjection, type EdgeState, type NonFreshState, type OriginEdge } from './staleness.js'
+import { EdgeRecords, isFresh, originEdges, projectEdge, resolveSelection, type EdgeProjection, type EdgeState, type NonFreshState, type OriginEdge } from './staleness.js'
 
 /**
  * The coherence projection of one workspace: everything `coherence.status`, `edges`, `claims` and `contexts` answer,
@@ -55,9 +55,11 @@ export class CoherenceProjection {
   readonly contexts: ContextSet
   readonly claims: ClaimIndex
   private readonly records: EdgeRecords
-  private readonly edges: readonly OriginEdge[]
+  /** Edges by downstream object, then downstream revision: only the revision a context selects can have live edges. */
+  private readonly edgesByDownstream = new Map<Uuid, Map<RevisionId, OriginEdge[]>>()
   private readonly registrations = new Map<Uuid, ObjectRegisteredEntry>()
   private readonly diagnostics = new Set<string>()
+  private objectsByPath: Map<string, Uuid> | undefined
 
   constructor(ledger: readonly LedgerEntry[], contextFiles: ReadonlyArray<{ readonly file: string; readonly manifest: unknown }> = []) {
     const entries = distinctById(ledger)
@@ -65,7 +67,16 @@ export class CoherenceProjection {
     this.contexts = new ContextSet(contextFiles)
     this.claims = new ClaimIndex(entries)
     this.records = new EdgeRecords(entries)
-    this.edges = originEdges(entries)
+    for (const edge of originEdges(entries)) {
+      let byRevision = this.edgesByDownstream.get(edge.downstream)
+      if (byRevision === undefined) {
+        byRevision = new Map()
+        this.edgesByDownstream.set(edge.downstream, byRevision)
+      }
+      const list = byRevision.get(edge.downstreamRev)
+      if (list === undefined) byRevision.set(edge.downstreamRev, [edge])
+      else list.push(edge)
+    }
     for (const entry of entries) {
       if (isDiagnostic(entry)) this.diagnostics.add(diagnosticKey(entry.body.code ?? '', entry.body.path ?? ''))
       if (!isObjectRegistered(entry)) continue
@@ -83,8 +94,15 @@ export class CoherenceProjection {
 
   /** The object whose last registration names this path, or null (how a binary file is known, spec §2.1). */
   objectAt(path: string): Uuid | null {
-    const matches = [...this.registrations.values()].filter((entry) => entry.body.path === path).sort(compareReaderOrder)
-    return matches.at(-1)?.body.object ?? null
+    if (this.objectsByPath === undefined) {
+      const latest = new Map<string, ObjectRegisteredEntry>()
+      for (const entry of this.registrations.values()) {
+        const known = latest.get(entry.body.path)
+        if (known === undefined || compareReaderOrder(known, entry) < 0) latest.set(entry.body.path, entry)
+      }
+      this.objectsByPath = new Map([...latest].map(([where, entry]) => [where, entry.body.object]))
+    }
+    return this.objectsByPath.get(path) ?? null
   }
 
   /** The object's last registered schema, or null. */
@@ -112,10 +130,17 @@ export class CoherenceProjection {
     const moment = { claimsFingerprint: this.claims.fingerprint(context.visibleClaims), now: options.now }
     const absent = options.absent ?? new Set<Uuid>()
     const projected: ProjectedEdge[] = []
-    for (const edge of this.edges) {
-      if (absent.has(edge.upstream) || absent.has(edge.downstream)) continue
-      const projection = projectEdge(edge, context, this.dag, this.records, moment)
-      if (projection !== null) projected.push({ edge, projection })
+    for (const [downstream, byRevision] of this.edgesByDownstream) {
+      if (absent.has(downstream)) continue
+      // Liveness (spec §9.2) keeps only the edges of the revision the context selects for the downstream object, so
+      // the edges of every superseded revision — most of a long history — are never looked at.
+      const selected = resolveSelection(context, downstream, this.dag)
+      if (selected.kind !== 'revision') continue
+      for (const edge of byRevision.get(selected.revision) ?? []) {
+        if (absent.has(edge.upstream)) continue
+        const projection = projectEdge(edge, context, this.dag, this.records, moment)
+        if (projection !== null) projected.push({ edge, projection })
+      }
     }
     return projected.sort((a, b) => compareRows(this.rowKey(a.edge), this.rowKey(b.edge)))
   }

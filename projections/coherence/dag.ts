@@ -19,7 +19,9 @@ export interface RevisionNode {
  */
 export class RevisionDag {
   private readonly revisionsByObject = new Map<Uuid, Map<RevisionId, RevisionNode>>()
-  private readonly childCount = new Map<Uuid, Map<RevisionId, number>>()
+  private readonly headsByObject = new Map<Uuid, readonly RevisionId[]>()
+  /** Ancestor answers by object, ancestor and descendant: many edges ask the same question of one upstream. */
+  private readonly ancestry = new Map<string, boolean>()
 
   /** Builds the DAG from the entries in any order: the result depends only on the set of transformation outputs. */
   static fromEntries(entries: Iterable<LedgerEntry>): RevisionDag {
@@ -45,15 +47,11 @@ export class RevisionDag {
 
   private seal(): RevisionDag {
     for (const [object, revisions] of this.revisionsByObject) {
-      const counts = new Map<RevisionId, number>()
-      for (const node of revisions.values()) {
-        for (const parent of node.parents) {
-          // Only a parent this object actually has counts: a parent link to a revision no segment here recorded
-          // (another clone's history not yet merged) must not invent a node.
-          if (revisions.has(parent)) counts.set(parent, (counts.get(parent) ?? 0) + 1)
-        }
-      }
-      this.childCount.set(object, counts)
+      const withChildren = new Set<RevisionId>()
+      // A parent link to a revision no segment here recorded (another clone's history not yet merged) does not invent
+      // a node; only the object's own revisions can stop being heads.
+      for (const node of revisions.values()) for (const parent of node.parents) withChildren.add(parent)
+      this.headsByObject.set(object, [...revisions.keys()].filter((revision) => !withChildren.has(revision)).sort())
     }
     return this
   }
@@ -81,10 +79,7 @@ export class RevisionDag {
 
   /** Revisions with no children, sorted. Empty for an object with no revisions; two or more for a multi-head object. */
   heads(object: Uuid): RevisionId[] {
-    const revisions = this.revisionsByObject.get(object)
-    if (revisions === undefined) return []
-    const counts = this.childCount.get(object)
-    return [...revisions.keys()].filter((revision) => (counts?.get(revision) ?? 0) === 0).sort()
+    return [...(this.headsByObject.get(object) ?? [])]
   }
 
   /** The revisions of `object` whose content hash is `contentHash` (A → B → A gives two), sorted. */
@@ -100,6 +95,15 @@ export class RevisionDag {
    * parent cycle terminates.
    */
   isStrictAncestor(object: Uuid, ancestor: RevisionId, descendant: RevisionId): boolean {
+    const key = `${object} ${ancestor} ${descendant}`
+    const known = this.ancestry.get(key)
+    if (known !== undefined) return known
+    const answer = this.walkForAncestor(object, ancestor, descendant)
+    this.ancestry.set(key, answer)
+    return answer
+  }
+
+  private walkForAncestor(object: Uuid, ancestor: RevisionId, descendant: RevisionId): boolean {
     const revisions = this.revisionsByObject.get(object)
     if (revisions === undefined || ancestor === descendant) return false
     const start = revisions.get(descendant)
