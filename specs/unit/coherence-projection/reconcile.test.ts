@@ -188,6 +188,14 @@ describe('spec §9.4 scan reconciliation', () => {
     expect(edited.revisions).toEqual([{ object: IMAGE, path: 'art/elena-ref.png', contentHash: contentHash('new png'), parents: [png.revision], origin: 'external' }])
   })
 
+  it('a registered object with no revision yet (its capture was lost) gets an observed-external root, history gap-free', () => {
+    const { ledger, files } = workspace()
+    ledger.register(WORLD, 'world/rules.md')
+    const outcome = reconcile(new CoherenceProjection(ledger.entries), [...files, { path: 'world/rules.md', isSymlink: false, contentHash: contentHash('rules'), vmarkId: WORLD }])
+    expect(outcome.registrations).toEqual([])
+    expect(outcome.revisions).toEqual([{ object: WORLD, path: 'world/rules.md', contentHash: contentHash('rules'), parents: [], origin: 'external' }])
+  })
+
   it('the outcome does not depend on the order the scanner listed the files in', () => {
     const { ledger, files } = workspace()
     const all: ScannedFile[] = [
