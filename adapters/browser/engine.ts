@@ -401,7 +401,16 @@ export class BrowserEngine {
   }
 
   /** Opens an AI-owned tab and loads `url` in it (BR.OPEN.1, BR.OPEN.2); the 9th tab of a principal is refused (BR.OPEN.7). */
-  async open(principal: string, url: string, options: { timeoutMs?: number; posture?: 'sandbox' | 'shared' } = {}): Promise<LoadedNavigation> {
+  /**
+   * `beforeLoad` runs once the tab exists and before its page loads (the Shared posture's destination approval): if it
+   * throws, the tab stays open on a blank page, so the caller can tell the assistant to retry with `navigate` on it
+   * (BR.OPEN.8).
+   */
+  async open(
+    principal: string,
+    url: string,
+    options: { timeoutMs?: number; posture?: 'sandbox' | 'shared'; beforeLoad?: (tabId: string) => Promise<void> } = {},
+  ): Promise<LoadedNavigation> {
     return this.#use(async () => {
       const target = checkUrl(url)
       // The posture is the setting's at the time of the open; the tab keeps it for its life (BR.OPEN.1).
@@ -428,6 +437,7 @@ export class BrowserEngine {
         this.#startingOpens.set(principal, (this.#startingOpens.get(principal) ?? 1) - 1)
       }
       const tab = this.#register(principal, automationMode, page, session)
+      await options.beforeLoad?.(tab.id)
       return this.#navigate(tab, target, timeoutMs)
     })
   }

@@ -12,6 +12,8 @@ export interface ReaderOutput {
   readonly title: string
   readonly byline: string | null
   readonly html: string
+  /** The article's text, when the reader has it already (saves parsing `html` again to count it). */
+  readonly text?: string
 }
 
 /** linkedom's document; typed loosely because the engine compiles without DOM types. */
@@ -49,14 +51,16 @@ function parse(html: string, url: URL): ParsedDocument {
 
 function textLengthOf(html: string): number {
   const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`)
-  return (document.body?.textContent ?? '').replace(/\s+/g, ' ').trim().length
+  return normalizedLength(document.body?.textContent ?? '')
 }
+
+const normalizedLength = (text: string): number => text.replace(/\s+/g, ' ').trim().length
 
 /** The density-heuristic reader for every site without a plugin (BRR.EXTRACT.4): Mozilla Readability. */
 function genericRead(document: ParsedDocument): ReaderOutput | null {
   const article = new Readability(document).parse()
   if (article === null || !article.content) return null
-  return { title: article.title ?? '', byline: article.byline ?? null, html: article.content }
+  return { title: article.title ?? '', byline: article.byline ?? null, html: article.content, ...(article.textContent ? { text: article.textContent } : {}) }
 }
 
 /** The page as reader-mode Markdown, or null when no reader found an article in it. */
@@ -69,7 +73,7 @@ export function extractArticle(html: string, pageUrl: string, siteReaders: reado
     title: output.title,
     byline: output.byline,
     markdown: turndown.turndown(output.html).trim(),
-    textLength: textLengthOf(output.html),
+    textLength: output.text !== undefined ? normalizedLength(output.text) : textLengthOf(output.html),
     reader: plugin?.name ?? 'generic',
   }
 }

@@ -20,7 +20,7 @@ export const wikipediaReader: SiteReader = {
     for (const node of Array.from(body.querySelectorAll(FURNITURE)) as { remove(): void }[]) node.remove()
     const heading = document.querySelector('#firstHeading')
     const title = (heading?.textContent ?? document.title ?? '').replace(/\s+/g, ' ').trim()
-    return { title, byline: null, html: body.innerHTML }
+    return { title, byline: null, html: body.innerHTML, text: body.textContent ?? '' }
   },
 }
 

@@ -7,7 +7,7 @@ import type { LoadedNavigation } from '../browser/engine.js'
 import { BrowserError } from '../browser/errors.js'
 import type { ToolContext } from './context.js'
 import { rawResult, type RawResult } from './defineTool.js'
-import { success } from './results.js'
+import { compactSuccess } from './results.js'
 
 /**
  * What every `browser` and `browser_read` action shares on the way to the engine: the embedded-browser setting
@@ -114,7 +114,7 @@ export async function browserCall(context: ToolContext, operation: BrowserOperat
   } else {
     try {
       const answer = await body(enginePrincipal(caller), trace)
-      result = isCallToolResult(answer) ? answer : success(answer)
+      result = isCallToolResult(answer) ? answer : compactSuccess(answer)
       outcome = 'ok'
     } catch (error) {
       ;({ token: outcome, result } = failureOf(error))

@@ -26,6 +26,14 @@ export function success(data: Record<string, unknown>, recovery: string = RECOVE
   return bounded(data, false, recovery)
 }
 
+/**
+ * A success serialized without indentation: for answers that are long lists of small records (the browser's page
+ * reads), where indentation alone would take a third of the output bound and of the assistant's context.
+ */
+export function compactSuccess(data: Record<string, unknown>, recovery: string = RECOVERY.default): CallToolResult {
+  return bounded(data, false, recovery, 0)
+}
+
 /** A domain refusal: the envelope, as text and as structured content (ERR.1–2). */
 export function envelope(code: string, message: string, details: Record<string, unknown> = {}): CallToolResult {
   return bounded({ error: code, message, ...details }, true, RECOVERY.default)
@@ -50,8 +58,8 @@ export function fromError(error: unknown, internalDetails: Record<string, unknow
   return envelope('INTERNAL', `unexpected error: ${message}`, internalDetails)
 }
 
-function bounded(data: Record<string, unknown>, isError: boolean, recovery: string): CallToolResult {
-  const text = JSON.stringify(data, null, 2)
+function bounded(data: Record<string, unknown>, isError: boolean, recovery: string, indent = 2): CallToolResult {
+  const text = JSON.stringify(data, null, indent)
   const bytes = Buffer.byteLength(text, 'utf8')
   if (bytes <= MAX_OUTPUT_BYTES) return { isError, content: [{ type: 'text', text }], structuredContent: data }
   const truncation = truncationEnvelope(text, bytes, recovery)

@@ -1,4 +1,4 @@
-import { approvalStatus } from '../approvals/approvalsState.js'
+import { approvalStatus, findApproval } from '../approvals/approvalsState.js'
 import type { ApprovalCommands, ApprovalView } from '../approvals/commands.js'
 import type { Actor } from '../events/actor.js'
 import { isQuireError } from '../errors.js'
@@ -6,7 +6,7 @@ import type { EventLog } from '../log/eventLog.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import { decideBrowserAction, type BrowserActionEntry } from './decider.js'
 import { standingGrant } from './grants.js'
-import { APPROVAL_KIND_OF, subjectOf, type BrowserAccessRequest } from './requests.js'
+import { APPROVAL_KIND_OF, attachmentSubject, subjectOf, type BrowserAccessRequest } from './requests.js'
 
 /** How long an ungranted browser call waits for the person before it answers NOT_GRANTED (below the 10 s bridge deadline). */
 export const APPROVAL_WAIT_MS = 9_000
@@ -54,7 +54,7 @@ export class BrowserAccess {
 
   async authorize(request: BrowserAccessRequest, asker: Asker, options: { waitMs?: number } = {}): Promise<BrowserAuthorization> {
     const subject = subjectOf(request)
-    const grant = standingGrant(this.approvals.state, request, asker.connection, subject, this.now())
+    const grant = standingGrant(this.approvals.state, request, asker.connection, this.now())
     if (grant) return { granted: true, approvalId: grant.approvalId, scope: grant.scope }
     if (request.kind === 'act' && request.target !== undefined && 'ref' in request.target) {
       return {
@@ -65,6 +65,15 @@ export class BrowserAccess {
     }
     const kind = APPROVAL_KIND_OF[request.kind]
     let gate = await this.approvals.gate(kind, subject, asker.connection, asker.principal, asker.actor, request.origin)
+    if (request.kind === 'attach' && request.reads === 'many' && this.attachedOnce(request, asker.connection)) {
+      // Attached "once" (BRR.WAIT_FOR.8): refused at once, with the request to allow until navigation already raised.
+      return {
+        granted: false,
+        token: 'ATTACHMENT_ONCE_INSUFFICIENT',
+        message: `the person allowed this tab for one read; this call reads it more than once: ask them to allow ${gate.approval.approvalId} until it navigates`,
+        approvalId: gate.approval.approvalId,
+      }
+    }
     if (gate.status === 'requested' || gate.status === 'pending') {
       const decided = await this.approvals.waitForDecision(gate.approval.approvalId, options.waitMs ?? APPROVAL_WAIT_MS)
       if (decided?.status === 'approved') gate = { status: 'granted', approval: decided }
@@ -84,6 +93,9 @@ export class BrowserAccess {
       }
     }
     if (request.kind === 'attach' && request.reads === 'many' && approval.scope === 'once') {
+      // The person allowed once what needs many reads: that approval is spent on the refusal, so the retry asks
+      // again, and the person can allow it until navigation.
+      await this.approvals.consume(approval, asker.actor).catch(() => undefined)
       return {
         granted: false,
         token: 'ATTACHMENT_ONCE_INSUFFICIENT',
@@ -100,6 +112,13 @@ export class BrowserAccess {
       }
     }
     return { granted: true, approvalId: approval.approvalId, scope: approval.scope }
+  }
+
+  /** Whether the connection holds an unused "Allow once" attachment to this tab's page. */
+  private attachedOnce(request: Extract<BrowserAccessRequest, { kind: 'attach' }>, connection: string): boolean {
+    const once = attachmentSubject({ ...request, reads: 'once' })
+    const approval = findApproval(this.approvals.state, 'browser_attach', once, connection)
+    return approval !== undefined && approvalStatus(approval, this.now()) === 'approved'
   }
 
   /** Records one action in the `browser` stream; resolves once durable. */

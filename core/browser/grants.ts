@@ -1,5 +1,5 @@
 import { approvalStatus, type Approval, type ApprovalsState } from '../approvals/approvalsState.js'
-import { APPROVAL_KIND_OF, type BrowserAccessRequest } from './requests.js'
+import { APPROVAL_KIND_OF, attachmentSubject, type BrowserAccessRequest } from './requests.js'
 
 /**
  * The standing grant that already covers `request` for `connection`, if any: an approval given for the whole site
@@ -7,7 +7,7 @@ import { APPROVAL_KIND_OF, type BrowserAccessRequest } from './requests.js'
  * destination grant every load of that origin, BR.GEN.9), or an attachment given until navigation for exactly this
  * tab and page. Bound to the connection that asked (APPR.1); never for `execute_js` (APPR.4).
  */
-export function standingGrant(state: ApprovalsState, request: BrowserAccessRequest, connection: string, subject: string, now: number): Approval | undefined {
+export function standingGrant(state: ApprovalsState, request: BrowserAccessRequest, connection: string, now: number): Approval | undefined {
   if (request.kind === 'execute_js') return undefined
   const kind = APPROVAL_KIND_OF[request.kind]
   let found: Approval | undefined
@@ -17,8 +17,8 @@ export function standingGrant(state: ApprovalsState, request: BrowserAccessReque
     const covers =
       approval.scope === 'site'
         ? approval.origin === request.origin
-        : approval.scope === 'navigation'
-          ? approval.subject === subject
+        : approval.scope === 'navigation' && request.kind === 'attach'
+          ? approval.subject === attachmentSubject({ ...request, reads: 'once' }) || approval.subject === attachmentSubject({ ...request, reads: 'many' })
           : false
     if (covers && (!found || approval.decidedAt! > found.decidedAt!)) found = approval
   }

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto'
 import type { ApprovalKind } from '../approvals/events.js'
 
 /**
@@ -64,18 +65,50 @@ export function subjectOf(request: BrowserAccessRequest): string {
     case 'execute_js':
       return `run a script on ${request.origin} (tab ${request.tabId}):\n${request.script}`
     case 'attach':
-      return `use tab ${request.tabId} (${request.origin}, page ${request.generation})`
+      return attachmentSubject(request)
     case 'destination':
       return `load ${request.origin} in your browser profile (tab ${request.tabId})`
   }
 }
 
+/**
+ * An attachment's subject. A call that reads more than once (`wait_for`) asks with its own words, so that after an
+ * "Allow once" it can ask again for "until it navigates" instead of meeting the same used-once approval.
+ */
+export function attachmentSubject(request: { readonly tabId: string; readonly origin: string; readonly generation: number; readonly reads: 'once' | 'many' }): string {
+  const base = `use tab ${request.tabId} (${request.origin}, page ${request.generation})`
+  return request.reads === 'many' ? `${base} for repeated reads (wait_for): allow until it navigates` : base
+}
+
 /** `type`'s binding: the exact text. */
 export const typedText = (text: string): string => `text ${quoted(text)}`
-/** `key`'s binding: modifiers in a fixed order, then the key (`ctrl+shift+Enter`). */
-export function pressedKey(key: string, modifiers: { ctrl?: boolean; shift?: boolean; alt?: boolean; meta?: boolean } = {}): string {
-  const held = (['ctrl', 'shift', 'alt', 'meta'] as const).filter((name) => modifiers[name] === true)
-  return `key ${quoted([...held, key].join('+'))}`
+/** Per process: binds a password's approval to the exact text without the text (or a guessable hash of it) in the log. */
+const SECRET_BINDING_KEY = randomBytes(32)
+
+/**
+ * `type`'s binding for a password field: the length and a keyed digest, so a retry with other text asks again
+ * (BR.ACT.20) while the approval, which the log keeps, holds nothing to recover the text from. The key lives only as
+ * long as the process, so an approval for a password does not outlive a restart.
+ */
+export function typedSecret(text: string): string {
+  const digest = createHmac('sha256', SECRET_BINDING_KEY).update(text, 'utf8').digest('hex').slice(0, 12)
+  return `password text of ${[...text].length} characters (${digest})`
 }
+
+export interface KeyModifiers {
+  readonly ctrl?: boolean
+  readonly shift?: boolean
+  readonly alt?: boolean
+  readonly meta?: boolean
+}
+
+/** A key with its modifiers in a fixed order (`ctrl+shift+Enter`), as approvals bind it and the log keeps it. */
+export function keyChord(key: string, modifiers: KeyModifiers = {}): string {
+  const held = (['ctrl', 'shift', 'alt', 'meta'] as const).filter((name) => modifiers[name] === true)
+  return [...held, key].join('+')
+}
+
+/** `key`'s binding. */
+export const pressedKey = (key: string, modifiers: KeyModifiers = {}): string => `key ${quoted(keyChord(key, modifiers))}`
 /** `scroll`'s binding: the vertical displacement in pixels. */
 export const displacement = (dy: number): string => `dy ${dy}`

@@ -101,8 +101,12 @@ describe('the person\'s tabs', () => {
     const human = await services().browser.openHumanTab(site.url('/form.html'))
     const once = await asked('browser_read', { action: 'wait_for', tabId: human.tabId, text: 'Forms' }, 'browser_attach', 'approved', 'once')
     expect(token(once)).toBe('ATTACHMENT_ONCE_INSUFFICIENT')
-    // The once approval still covers a single read, which uses it up; polling then asks anew.
-    expect((await call('browser_read', { action: 'read', tabId: human.tabId })).isError).toBe(false)
+    // A single read attached "once" goes ahead; a wait_for on that attachment is refused at once, raising the request
+    // to allow it until navigation.
+    const single = await asked('browser_read', { action: 'read', tabId: human.tabId }, 'browser_attach', 'approved', 'once')
+    expect(single.isError, single.text).toBe(false)
+    const anotherOnce = await asked('browser_read', { action: 'read', tabId: human.tabId }, 'browser_attach', 'approved', 'once')
+    expect(anotherOnce.isError).toBe(false)
     const many = await asked('browser_read', { action: 'wait_for', tabId: human.tabId, text: 'Forms' }, 'browser_attach', 'approved', 'navigation')
     expect(many.structured).toEqual({ matched: true })
     const state = (await call('session', { action: 'get_state' })).structured as { windows: { tabs: Record<string, unknown>[] }[] }
@@ -117,14 +121,17 @@ describe('the Shared posture', () => {
     await services().settings.set('browserPosture', 'shared', USER)
     const refused = await asked('browser', { action: 'open', url: site.url('/index.html') }, 'browser_destination', 'denied')
     expect(token(refused)).toBe('NOT_GRANTED')
-    expect(await services().browser.listTabs()).toEqual([])
-    // After a denial the same open is refused at once with a new request; the person approves it; the retry loads.
-    const again = await call('browser', { action: 'open', url: site.url('/index.html') })
+    // BR.OPEN.8 the tab is kept, blank, and the answer says to retry with navigate on it.
+    const { retry } = (refused.structured as { data: { retry: { action: string; tabId: string } } }).data
+    expect(retry.action).toBe('navigate')
+    const tabId = retry.tabId
+    expect((await services().browser.listTabs()).map((tab) => [tab.tabId, tab.url])).toEqual([[tabId, 'about:blank']])
+    // After a denial the retry is refused at once with a new request; the person approves it; the retry loads.
+    const again = await call('browser', { action: 'navigate', tabId, url: site.url('/index.html') })
     expect(token(again)).toBe('NOT_GRANTED')
     await services().approvals.decide(approvalOf(again), 'approved', USER)
-    const opened = await call('browser', { action: 'open', url: site.url('/index.html') })
+    const opened = await call('browser', { action: 'navigate', tabId, url: site.url('/index.html') })
     expect(opened.isError, opened.text).toBe(false)
-    const { tabId } = opened.structured as { tabId: string }
     expect((await services().browser.listTabs()).find((tab) => tab.tabId === tabId)?.automationMode).toBe('ai-shared')
 
     const before = services().approvals.list().length

@@ -133,7 +133,11 @@ describe('APPR.9 / BR.GEN.10 attachments to the person\'s tabs', () => {
       const access = engine.commands.browserAccess
       const { approvalId } = (await access.authorize(attach(1), asker(), NO_WAIT)) as { approvalId: string }
       await engine.commands.approvals.decide(approvalId, 'approved', USER)
-      expect(await access.authorize(attach(1, 'many'), asker(), NO_WAIT)).toMatchObject({ granted: false, token: 'ATTACHMENT_ONCE_INSUFFICIENT' })
+      const insufficient = await access.authorize(attach(1, 'many'), asker(), NO_WAIT)
+      expect(insufficient).toMatchObject({ granted: false, token: 'ATTACHMENT_ONCE_INSUFFICIENT' })
+      // The request to allow it until navigation is raised with the refusal, for the person to decide.
+      const untilNavigation = (insufficient as { approvalId: string }).approvalId
+      expect(engine.commands.approvals.find(untilNavigation)).toMatchObject({ status: 'pending', scopes: ['once', 'navigation'] })
       expect(await access.authorize(attach(1), asker(), NO_WAIT)).toMatchObject({ granted: true, scope: 'once' })
       expect(await access.authorize(attach(1), asker(), NO_WAIT)).toMatchObject({ granted: false, token: 'NOT_GRANTED' })
     }))
@@ -172,5 +176,23 @@ describe('issue 13 item 8: every browser action is an event in the browser strea
         'tab-1 typed "hello" into textbox "Note" at https://shop.test/cart (approval ap-1)',
         'no tab opened a tab at https://shop.test/ — refused: TAB_LIMIT',
       ])
+    }))
+})
+
+describe('BRR.WAIT_FOR.8 after "Allow once", a many-read call can still be allowed until navigation', () => {
+  it('the once approval is spent on the refusal, the retry raises its own request, and "until navigation" then covers both kinds of read', () =>
+    withEngine(async (engine) => {
+      const access = engine.commands.browserAccess
+      const attach = (reads: 'once' | 'many'): BrowserAccessRequest => ({ kind: 'attach', origin: ORIGIN, tabId: 'tab-7', generation: 3, reads })
+      const first = (await access.authorize(attach('many'), asker(), NO_WAIT)) as { approvalId: string }
+      await engine.commands.approvals.decide(first.approvalId, 'approved', USER)
+      expect(await access.authorize(attach('many'), asker(), NO_WAIT)).toMatchObject({ granted: false, token: 'ATTACHMENT_ONCE_INSUFFICIENT' })
+      const again = (await access.authorize(attach('many'), asker(), NO_WAIT)) as { approvalId: string; token: string }
+      expect(again.token).toBe('NOT_GRANTED')
+      expect(again.approvalId).not.toBe(first.approvalId)
+      expect(engine.commands.approvals.find(again.approvalId)!.subject).toMatch(/until it navigates/)
+      await engine.commands.approvals.decide(again.approvalId, 'approved', USER, 'navigation')
+      expect(await access.authorize(attach('many'), asker(), NO_WAIT)).toMatchObject({ granted: true, scope: 'navigation' })
+      expect(await access.authorize(attach('once'), asker(), NO_WAIT)).toMatchObject({ granted: true, scope: 'navigation' })
     }))
 })

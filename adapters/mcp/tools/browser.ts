@@ -1,10 +1,9 @@
-import { createHmac, randomBytes } from 'node:crypto'
 import { z } from 'zod'
-import { displacement, pressedKey, typedText, type ActTarget } from '../../../core/browser/requests.js'
+import { displacement, keyChord, pressedKey, typedSecret, typedText, type ActTarget } from '../../../core/browser/requests.js'
 import { ACT_DY_CAP, checkActRequest, type ActRefusalData, type ActRequest, type ActTargetSpec } from '../../browser/act.js'
 import { MAX_WAIT_MS } from '../../browser/engine.js'
 import { BrowserError } from '../../browser/errors.js'
-import { authorize, browserCall, navigationAnswer, originOf, withTab, type ActionTrace } from '../browserCalls.js'
+import { authorize, browserCall, BrowserRefusal, navigationAnswer, originOf, withTab, type ActionTrace } from '../browserCalls.js'
 import type { ToolContext } from '../context.js'
 import { defineTool } from '../defineTool.js'
 import { id } from '../schemas.js'
@@ -77,7 +76,7 @@ export const browserTool = defineTool({
             trace.detail = {
               act: args.operation,
               ...(args.operation === 'type' ? { text: args.text ?? '' } : {}),
-              ...(args.operation === 'key' ? { key: heldKeys(args.key!, args.modifiers) } : {}),
+              ...(args.operation === 'key' ? { key: keyChord(args.key!, args.modifiers) } : {}),
               ...(args.dy !== undefined ? { dy: args.dy } : {}),
             }
             const request: ActRequest = {
@@ -94,7 +93,7 @@ export const browserTool = defineTool({
             if (args.operation === 'type' && target !== undefined) trace.intoPassword = await isPasswordField(context, principal, tab.tabId, target)
             // A click binds the element; type, key and scroll also what they type, press or move (BR.ACT.19–20).
             const binding =
-              args.operation === 'type' ? (trace.intoPassword === true ? secretText(args.text ?? '') : typedText(args.text ?? ''))
+              args.operation === 'type' ? (trace.intoPassword === true ? typedSecret(args.text ?? '') : typedText(args.text ?? ''))
               : args.operation === 'key' ? pressedKey(args.key!, args.modifiers)
               : args.operation === 'scroll' && args.dy !== undefined ? displacement(args.dy)
               : undefined
@@ -121,9 +120,18 @@ export const browserTool = defineTool({
         browserCall(context, 'open', async (principal, trace) => {
           trace.url = loggableUrl(args.url)
           const posture = context.services.settings.state.browserPosture
-          // The tab does not exist yet, so the approval names a new tab; retrying the same open uses it.
-          if (posture === 'shared') await destination(context, NEW_TAB, null, args.url, trace)
-          const loaded = await context.services.browser.open(principal, args.url, { timeoutMs: args.timeoutMs, posture })
+          // Shared posture: the tab is made, then its destination asked for; refused, the tab stays and the assistant
+          // retries with navigate on it, which the approval names (BR.OPEN.8).
+          const beforeLoad = async (tabId: string): Promise<void> => {
+            trace.tabId = tabId
+            try {
+              await destination(context, tabId, null, args.url, trace)
+            } catch (error) {
+              if (error instanceof BrowserRefusal) throw new BrowserRefusal(error.token, error.reason, { ...error.data, retry: { action: 'navigate', tabId } })
+              throw error
+            }
+          }
+          const loaded = await context.services.browser.open(principal, args.url, { timeoutMs: args.timeoutMs, posture, ...(posture === 'shared' ? { beforeLoad } : {}) })
           trace.tabId = loaded.tabId
           trace.url = loaded.url
           return navigationAnswer(loaded)
@@ -203,9 +211,6 @@ function loggableUrl(raw: string): string | null {
   return URL.canParse(raw) ? raw : null
 }
 
-/** What a destination approval asked before `open` names as its tab: the tab is made only once the load is allowed. */
-const NEW_TAB = 'to be opened'
-
 /**
  * A Shared-posture tab loads the person's own profile, so each new origin needs the person's approval first
  * (BR.GEN.9, APPR.8); a Sandbox tab's cookie store is its own and needs none. The tab's current origin is not new;
@@ -216,18 +221,6 @@ async function destination(context: ToolContext, tabId: string, currentUrl: stri
   const origin = originOf(target)
   if (currentUrl !== null && origin === originOf(currentUrl)) return
   await authorize(context, { kind: 'destination', origin, tabId }, trace)
-}
-
-/** Per process: binds a password's approval to the exact text without the text (or a guessable hash of it) in the log. */
-const PASSWORD_BINDING_KEY = randomBytes(32)
-
-/**
- * What a `type` into a password field binds and shows the person: the length, and a keyed digest so that a retry with
- * other text asks again (BR.ACT.20) while the approval, which the log keeps, holds nothing to recover the text from.
- */
-function secretText(text: string): string {
-  const digest = createHmac('sha256', PASSWORD_BINDING_KEY).update(text, 'utf8').digest('hex').slice(0, 12)
-  return `password text of ${[...text].length} characters (${digest})`
 }
 
 /**
@@ -244,10 +237,6 @@ async function isPasswordField(context: ToolContext, principal: string, tabId: s
   return snapshot.some((node) => node.role === target.role && node.name === target.name && refs.has(node.ref))
 }
 
-/** `ctrl+shift+Enter`, as the log keeps a pressed key. */
-function heldKeys(key: string, modifiers: { ctrl?: boolean; shift?: boolean; alt?: boolean; meta?: boolean } = {}): string {
-  return [...(['ctrl', 'shift', 'alt', 'meta'] as const).filter((name) => modifiers[name] === true), key].join('+')
-}
 
 function styleBinding(change: { set?: Record<string, string>; addClasses?: string[]; removeClasses?: string[]; injectCss?: string }): string {
   if (change.set !== undefined) return `set ${JSON.stringify(change.set)}`

@@ -1,5 +1,4 @@
 import { standingGrant } from '../../../core/browser/grants.js'
-import { subjectOf } from '../../../core/browser/requests.js'
 import { originOnly } from '../../../core/browser/url.js'
 import { sessionView } from '../../../projections/session/sessionView.js'
 import { enginePrincipal } from '../browserCalls.js'
@@ -74,5 +73,5 @@ async function browserTabsOf(context: ToolContext): Promise<Record<string, unkno
 /** Whether the person attached their tab to this connection until it navigates (an "Allow once" is used by one read). */
 function isAttached(context: ToolContext, tabId: string, url: string, generation: number): boolean {
   const request = { kind: 'attach', origin: originOnly(url), tabId, generation, reads: 'once' } as const
-  return standingGrant(context.services.approvals.state, request, context.caller.connection, subjectOf(request), Date.now()) !== undefined
+  return standingGrant(context.services.approvals.state, request, context.caller.connection, context.services.engine.now()) !== undefined
 }
