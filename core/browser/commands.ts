@@ -19,7 +19,12 @@ export interface Asker {
 
 /** What `authorize` answers: go ahead (with the approval or grant used), or the token to refuse with. */
 export type BrowserAuthorization =
-  | { readonly granted: true; readonly approvalId: string; readonly scope: ApprovalView['scope'] }
+  | {
+      readonly granted: true
+      /** The approval or standing grant used; null when the action needed none (a page of the tab's own origin). */
+      readonly approvalId: string | null
+      readonly scope: ApprovalView['scope'] | null
+    }
   | {
       readonly granted: false
       readonly token: 'NOT_GRANTED' | 'ATTACHMENT_ONCE_INSUFFICIENT'
@@ -54,6 +59,8 @@ export class BrowserAccess {
 
   async authorize(request: BrowserAccessRequest, asker: Asker, options: { waitMs?: number } = {}): Promise<BrowserAuthorization> {
     const subject = subjectOf(request)
+    // Only a NEW origin needs the person in the Shared posture (BR.GEN.9): the tab's own origin is already theirs to see.
+    if (request.kind === 'destination' && request.currentOrigin === request.origin) return { granted: true, approvalId: null, scope: null }
     const grant = standingGrant(this.approvals.state, request, asker.connection, this.now())
     if (grant) return { granted: true, approvalId: grant.approvalId, scope: grant.scope }
     if (request.kind === 'act' && request.target !== undefined && 'ref' in request.target) {

@@ -36,7 +36,13 @@ export type BrowserAccessRequest =
       /** `many` for calls that read more than once (`wait_for`): an "Allow once" attachment is not enough. */
       readonly reads: 'once' | 'many'
     }
-  | { readonly kind: 'destination'; readonly origin: string; readonly tabId: string }
+  | {
+      readonly kind: 'destination'
+      readonly origin: string
+      readonly tabId: string
+      /** The origin the tab shows now: loading another page of it is not a new origin. */
+      readonly currentOrigin?: string
+    }
 
 export const APPROVAL_KIND_OF: Readonly<Record<BrowserAccessRequest['kind'], ApprovalKind>> = {
   act: 'browser_act',

@@ -196,3 +196,17 @@ describe('BRR.WAIT_FOR.8 after "Allow once", a many-read call can still be allow
       expect(await access.authorize(attach('once'), asker(), NO_WAIT)).toMatchObject({ granted: true, scope: 'navigation' })
     }))
 })
+
+describe('BR.GEN.9 / APPR.8 the Shared posture asks for each new origin', () => {
+  it('a page of the tab\'s own origin goes ahead with no approval; another origin asks, and a site grant covers it afterwards', () =>
+    withEngine(async (engine) => {
+      const access = engine.commands.browserAccess
+      const load = (origin: string, currentOrigin?: string): BrowserAccessRequest => ({ kind: 'destination', origin, tabId: 'tab-2', ...(currentOrigin ? { currentOrigin } : {}) })
+      expect(await access.authorize(load(ORIGIN, ORIGIN), asker(), NO_WAIT)).toEqual({ granted: true, approvalId: null, scope: null })
+      expect(engine.commands.approvals.list()).toHaveLength(0)
+      const asked = (await access.authorize(load('http://other.test', ORIGIN), asker(), NO_WAIT)) as { approvalId: string }
+      expect(engine.commands.approvals.find(asked.approvalId)).toMatchObject({ kind: 'browser_destination', subject: 'load http://other.test in your browser profile (tab tab-2)' })
+      await engine.commands.approvals.decide(asked.approvalId, 'approved', USER, 'site')
+      expect(await access.authorize({ ...load('http://other.test'), tabId: 'tab-3' }, asker(), NO_WAIT)).toMatchObject({ granted: true, scope: 'site' })
+    }))
+})

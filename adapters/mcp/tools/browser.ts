@@ -213,14 +213,12 @@ function loggableUrl(raw: string): string | null {
 
 /**
  * A Shared-posture tab loads the person's own profile, so each new origin needs the person's approval first
- * (BR.GEN.9, APPR.8); a Sandbox tab's cookie store is its own and needs none. The tab's current origin is not new;
- * a URL the engine will refuse anyway (not http or https) asks nothing.
+ * (BR.GEN.9, APPR.8); a Sandbox tab's cookie store is its own and needs none. A URL the engine will refuse anyway
+ * (not http or https) asks nothing.
  */
 async function destination(context: ToolContext, tabId: string, currentUrl: string | null, target: string, trace: ActionTrace): Promise<void> {
   if (!URL.canParse(target) || !/^https?:$/.test(new URL(target).protocol)) return
-  const origin = originOf(target)
-  if (currentUrl !== null && origin === originOf(currentUrl)) return
-  await authorize(context, { kind: 'destination', origin, tabId }, trace)
+  await authorize(context, { kind: 'destination', origin: originOf(target), tabId, ...(currentUrl !== null ? { currentOrigin: originOf(currentUrl) } : {}) }, trace)
 }
 
 /**
