@@ -530,6 +530,22 @@ export class BrowserEngine {
     })
   }
 
+  /**
+   * Closes every tab of `principal` and drops its Sandbox cookie store: what a connection whose tabs were its own
+   * (one without an agent token) leaves behind when it ends. Starts no browser.
+   */
+  async release(principal: string): Promise<void> {
+    const tabs = [...this.#tabs.values()].filter((tab) => tab.principal === principal && !tab.closing)
+    for (const tab of tabs) {
+      tab.closing = true
+      await tab.page.close().catch(() => undefined)
+      this.#dropTab(tab, 'closed')
+    }
+    const context = this.#contexts.get(principal)
+    this.#contexts.delete(principal)
+    await context?.then((created) => created.close()).catch(() => undefined)
+  }
+
   /** Closes an AI-owned tab (BR.CLOSE.1, BR.CLOSE.4). */
   async close(principal: string, tabId: string): Promise<{ tabId: string; closed: true; destroyed: true }> {
     return this.#use(async () => {

@@ -10,6 +10,7 @@ import { selectionTool } from './tools/selection.js'
 import { sessionTool } from './tools/session.js'
 import { workflowTool } from './tools/workflow.js'
 import { workspaceTool } from './tools/workspace.js'
+import { enginePrincipal } from './browserCalls.js'
 
 /** The tools, in the order `tools/list` names them. Only tools that really work are served; the finished surface is the ten tools of TOOLS.md. */
 export const TOOLS = [sessionTool, workspaceTool, documentTool, workflowTool, selectionTool, commentsTool, browserTool, browserReadTool] as const
@@ -21,5 +22,7 @@ export function createMcpServer(context: ToolContext): McpServer {
     { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS },
   )
   serveTools(server, context, TOOLS)
+  // A connection without an agent token has its own browser tabs and cookie store; they end with it.
+  if (context.caller.principal === null) server.server.onclose = () => void context.services.browser.release(enginePrincipal(context.caller))
   return server
 }
