@@ -384,6 +384,12 @@ export class BrowserEngine {
     return this.#use(() => Promise.all([...this.#tabs.values()].filter((tab) => tab.principal === principal && !tab.closing).map((tab) => this.#state(tab))))
   }
 
+  /** Where the tab is (redacted URL and generation), from the engine's own bookkeeping: no round trip to the page. */
+  tabPlace(principal: string, tabId: string): { readonly tabId: string; readonly url: string; readonly generation: number } {
+    const tab = this.#tab(principal, tabId)
+    return { tabId: tab.id, url: redactUrl(tab.page.url()), generation: tab.generation }
+  }
+
   async tabState(principal: string, tabId: string): Promise<TabState> {
     return this.#use(async () => {
       return this.#state(this.#tab(principal, tabId))

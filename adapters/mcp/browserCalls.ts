@@ -187,7 +187,7 @@ export async function withTab<T>(
   if (chosen === undefined) throw new BrowserRefusal('TAB_NOT_FOUND', 'you have no browser tab open; open one with browser.open {url}')
   trace.tabId = chosen
   try {
-    const state = await engine.tabState(principal, chosen)
+    const state = engine.tabPlace(principal, chosen)
     trace.url = state.url
     return await work({ tabId: chosen, url: state.url, generation: state.generation, human: false })
   } catch (error) {
@@ -202,7 +202,7 @@ export async function withTab<T>(
   trace.url = originOnly(human.url)
   await authorize(context, { kind: 'attach', origin: originOnly(human.url), tabId: chosen, generation: human.generation, reads: use === 'many' ? 'many' : 'once' }, trace)
   return engine.attached(principal, chosen, async () => {
-    const state = await engine.tabState(principal, chosen)
+    const state = engine.tabPlace(principal, chosen)
     trace.url = state.url
     return work({ tabId: chosen, url: state.url, generation: state.generation, human: true })
   })
