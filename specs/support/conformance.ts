@@ -259,9 +259,9 @@ export async function cli(home: string, ...args: string[]): Promise<CliResult> {
   return runCli(args, { home, timeoutMs: 20_000 })
 }
 
-/** `quire approvals approve|deny ID`, through the process that owns the data directory. */
-export async function decide(home: string, decision: 'approve' | 'deny', approvalId: string): Promise<void> {
-  const result = await cli(home, 'approvals', decision, approvalId)
+/** `quire approvals approve|deny ID [--scope S]`, through the process that owns the data directory. */
+export async function decide(home: string, decision: 'approve' | 'deny', approvalId: string, scope?: 'once' | 'site' | 'navigation'): Promise<void> {
+  const result = await cli(home, 'approvals', decision, approvalId, ...(scope === undefined ? [] : ['--scope', scope]))
   expect(result.code, `quire approvals ${decision} ${approvalId}: ${result.stderr}`).toBe(0)
 }
 
