@@ -93,6 +93,13 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/console/api/docs/:docId/comments/:commentId/reopen' },
   { method: 'POST', path: '/console/api/docs/:docId/comments/:commentId/delete' },
   { method: 'GET', path: '/console/api/docs/:docId/ai-changes' },
+  { method: 'GET', path: '/console/api/browser/tabs' },
+  { method: 'POST', path: '/console/api/browser/tabs', fields: ['url'] },
+  { method: 'POST', path: '/console/api/browser/tabs/:tabId/navigate', fields: ['url'] },
+  { method: 'POST', path: '/console/api/browser/tabs/:tabId/close' },
+  { method: 'POST', path: '/console/api/browser/tabs/:tabId/input', fields: ['input'] },
+  { method: 'GET', path: '/console/api/browser/tabs/:tabId/locate', query: ['role', 'name'] },
+  { method: 'GET', path: '/console/api/browser/tabs/:tabId/frames' },
   { method: 'GET', path: '/console/api/files/roots' },
   { method: 'GET', path: '/console/api/files/list', query: ['path'] },
   { method: 'POST', path: '/console/api/files/open', fields: ['path', 'window'] },
@@ -166,6 +173,9 @@ const PLAUSIBLE: Readonly<Record<string, readonly Value[]>> = {
   stateVector: [l('AA=='), l('')],
   force: [l(false), l(true)],
   choice: [l('keep'), l('reload')],
+  // A page that cannot load (the discard port refuses), one the engine refuses, and not a URL at all.
+  url: [l('http://127.0.0.1:9/'), l('file:///etc/passwd'), l('not a url')],
+  input: [l({ kind: 'mouse', action: 'down', x: 10, y: 10 }), l({ kind: 'text', text: 'typed' }), l({ kind: 'key', action: 'down', key: 'Enter', code: 'Enter' })],
 }
 
 const MiB = 1024 * 1024
