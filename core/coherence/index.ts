@@ -1,0 +1,36 @@
+/**
+ * The coherence ledger of VMark's format 0 (spec `dev-docs/specs/coherence-format-v0.md` in xiaolai/vmark, §1–§5):
+ * entry schemas and types, the pure reader, the on-disk ledger, hashing and revision ids. The projection
+ * (projections/coherence/) reads `LedgerRead.entries`; this folder never interprets them beyond validation.
+ */
+export * from './entries.js'
+export { composeEntry, type EntryOrigin } from './compose.js'
+export { BoundedLineSplitter, splitSegment, type SegmentLine } from './lines.js'
+export {
+  LedgerReadBuilder,
+  OVERSIZED_PLACEHOLDER,
+  judgeLineBytes,
+  quarantineDiagnosticIdem,
+  quarantineRecordText,
+  readSegments,
+  type LedgerRead,
+  type QuarantinedLine,
+  type SegmentLines,
+} from './reader.js'
+export { CoherenceLedger, type AppendReceipt, type CoherenceLedgerOptions } from './ledger.js'
+export {
+  GITATTRIBUTES_CONTENT,
+  GITIGNORE_CONTENT,
+  MAX_LINE_BYTES,
+  SEGMENT_ROTATION_BYTES,
+  VMARK_DIRECTORY,
+  isSegmentFileName,
+  quarantineFileName,
+  segmentFileName,
+  segmentNumberOf,
+  snapshotPath,
+  workspaceLayout,
+  type WorkspaceLayout,
+} from './layout.js'
+export { UuidV7Generator, isUuidV7, newUuidV7, uuidFromDigest, uuidV7Milliseconds, type UuidV7Source } from './uuid.js'
+export { formatEntryTime, isRfc3339, rfc3339Nanoseconds } from './time.js'
