@@ -235,7 +235,7 @@ describe.each<Transport>(TRANSPORTS)('browser act, style, execute_js and gates o
     const ask = (tabId: string, args: Args, decision: 'approve' | 'deny') =>
       asked(r.home, other, 'browser', { action: 'act', tabId, ...args }, 'browser_act', decision)
 
-    it('BR.ACT.6 scroll and key are approval-gated like click and type: refused, the page is untouched', async () => {
+    it('BR.ACT.6 scroll and key are approval-gated like click and type; BR.ACT.20 their prompts show the displacement and the key with modifiers; refused, the page is untouched', async () => {
       const tabId = await open('/act-type.html', other)
       const scrolled = await ask(tabId, { operation: 'scroll', dy: 400 }, 'deny')
       expect(scrolled.approval!.subject).toBe(`scroll the page with dy 400 on ${site.origin}`)
@@ -386,17 +386,15 @@ describe.each<Transport>(TRANSPORTS)('browser act, style, execute_js and gates o
 
   it('BR.CONSOLE_CLEAR.2 after console_clear the next read sees only new output', async () => {
     const tabId = await open('/act-script.html')
-    await call('browser_read', { action: 'wait_for', tabId, text: 'Scripts and styles' })
+    const consoleEntries = async (): Promise<unknown[]> => success(await call('browser_read', { action: 'console', tabId })).entries as unknown[]
+    for (let attempt = 0; attempt < 50 && (await consoleEntries()).length < 2; attempt++);
     const cleared = success(await call('browser', { action: 'console_clear', tabId }))
     expect(cleared.entries).toEqual([{ level: 'log', text: 'loaded 1' }, { level: 'warn', text: 'first warning' }])
-    expect(success(await call('browser_read', { action: 'console', tabId })).entries).toEqual([])
+    expect(await consoleEntries()).toEqual([])
     success(await act(tabId, { operation: 'click', role: 'button', name: 'Log something' }))
     // The page's buffer element (in the page, BR.CONSOLE_CLEAR.2) was reset, so only the new line is read.
-    await call('browser_read', { action: 'wait_for', tabId, text: 'Scripts and styles' })
     let entries: unknown[] = []
-    for (let attempt = 0; attempt < 50 && entries.length === 0; attempt++) {
-      entries = success(await call('browser_read', { action: 'console', tabId })).entries as unknown[]
-    }
+    for (let attempt = 0; attempt < 50 && entries.length === 0; attempt++) entries = await consoleEntries()
     expect(entries).toEqual([{ level: 'info', text: 'said 1' }])
   })
 
