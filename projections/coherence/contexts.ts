@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { UuidSchema } from '../../core/coherence/index.js'
 import type { RevisionId, Uuid } from './entries.js'
 
 /**
@@ -21,21 +22,25 @@ export const DEFAULT_CONTEXT_NAME = 'default'
  */
 export const MAX_CONTEXT_CHAIN = 16
 
-const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 const REVISION_PATTERN = /^rev1:[0-9a-f]{64}$/
 
 /**
  * The fields of a manifest the projection reads. Loose, not strict: manifests are rewritten in place, and the spec's
- * round-trip guarantee (§6 revision 2) requires fields this build does not know (`git_branch`, …) to survive.
+ * round-trip guarantee (§6 revision 2) requires fields this build does not know (`git_branch`, …) to survive. Ids are
+ * lower-cased as the ledger reader lower-cases them, so a manifest's object ids meet the entries' ids; a selection
+ * value is checked per entry later (a bad one fails the entry, not the manifest).
  */
 export const ContextManifestSchema = z.looseObject({
   format: z.number().int().nonnegative(),
-  id: z.string().regex(UUID_PATTERN, 'a context id is a UUID'),
+  id: UuidSchema,
   name: z.string().min(1),
-  parent: z.string().regex(UUID_PATTERN, 'a parent is a context id').nullable().optional(),
-  selections: z.record(z.string(), z.string()).optional(),
+  parent: UuidSchema.nullable().optional(),
+  selections: z
+    .record(z.string(), z.string())
+    .transform((selections) => Object.fromEntries(Object.entries(selections).map(([object, value]) => [object.toLowerCase(), value])))
+    .optional(),
   enforcement: z.string().optional(),
-  visible_claims: z.array(z.string()).optional(),
+  visible_claims: z.array(UuidSchema).optional(),
 })
 export type ContextManifest = z.infer<typeof ContextManifestSchema>
 

@@ -8,6 +8,7 @@ const REV_B = `rev1:${'b'.repeat(64)}`
 const REV_C = `rev1:${'c'.repeat(64)}`
 
 const contextId = (n: number) => uuid('0198c0c0', n)
+const claimId = (n: number) => uuid('0198c1a1', n)
 
 function manifest(n: number, options: { parent?: number | string | null; selections?: Record<string, string>; claims?: string[]; enforcement?: string; extra?: Record<string, unknown> } = {}) {
   const parent = options.parent === undefined || options.parent === null ? null : typeof options.parent === 'number' ? contextId(options.parent) : options.parent
@@ -52,8 +53,8 @@ describe('spec §6 contexts: overlays', () => {
   })
 
   it('visible claims inherit additively (child ∪ parent, de-duplicated); enforcement is never inherited', () => {
-    const set = new ContextSet([manifest(1, { parent: 2, claims: ['c-1', 'c-2'] }), manifest(2, { claims: ['c-2', 'c-3'], enforcement: 'enforcing' })])
-    expect(set.view(contextId(1)).visibleClaims).toEqual(['c-1', 'c-2', 'c-3'])
+    const set = new ContextSet([manifest(1, { parent: 2, claims: [claimId(1), claimId(2)] }), manifest(2, { claims: [claimId(2), claimId(3)], enforcement: 'enforcing' })])
+    expect(set.view(contextId(1)).visibleClaims).toEqual([claimId(1), claimId(2), claimId(3)])
     expect(set.view(contextId(1)).enforcement).toBe('greenhouse')
     expect(set.view(contextId(2)).enforcement).toBe('enforcing')
   })
@@ -83,7 +84,7 @@ describe('spec §6 contexts: overlays', () => {
   })
 
   it('a cycle degrades every context on it to the default (all live, no claims) with the error surfaced', () => {
-    const set = new ContextSet([manifest(1, { parent: 2, selections: { [ELENA]: REV_A }, claims: ['c-1'] }), manifest(2, { parent: 1 })])
+    const set = new ContextSet([manifest(1, { parent: 2, selections: { [ELENA]: REV_A }, claims: [claimId(1)] }), manifest(2, { parent: 1 })])
     for (const n of [1, 2]) {
       const view = set.view(contextId(n))
       expect(view.degraded).toBe(true)
@@ -112,6 +113,11 @@ describe('spec §6 contexts: overlays', () => {
     expect(view.selection(ELENA)).toEqual({ kind: 'live' })
     expect(view.selection(SCENE)).toEqual({ kind: 'pinned', revision: REV_A })
     expect(view.errors.join(' ')).toMatch(/neither "live" nor a rev1/)
+  })
+
+  it('ids in a manifest are read in lower case, as the ledger reader hands entry ids on', () => {
+    const set = new ContextSet([{ file: 'loud.json', manifest: { format: 0, id: contextId(1).toUpperCase(), name: 'loud', parent: null, selections: { [ELENA.toUpperCase()]: REV_A } } }])
+    expect(set.view(contextId(1)).selection(ELENA)).toEqual({ kind: 'pinned', revision: REV_A })
   })
 
   it('a malformed manifest and a duplicate id are load problems; the other manifests still load', () => {

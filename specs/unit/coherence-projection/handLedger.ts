@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto'
+import { parseLedgerLine } from '../../../core/coherence/index.js'
 import type { LedgerEntry } from '../../../projections/coherence/entries.js'
 
 /**
- * Hand-written ledgers in the shape of VMark's coherence format 0 (spec §5.3–§5.4): every entry is the JSON object a
- * segment line holds, with revision ids and content hashes computed exactly as spec §2.3 and §3.2 say, so a test
- * reads like the ledger it stands for.
+ * Hand-written ledgers in the shape of VMark's coherence format 0 (spec §5.3–§5.4): every entry is written as the
+ * JSON line a segment holds, with revision ids and content hashes computed exactly as spec §2.3 and §3.2 say, and read
+ * back through the ledger's own line parser — so a test reads like the ledger it stands for, and a hand-written line
+ * the reader would quarantine fails the test instead of reaching the projection.
  */
 
 export const WRITER = '0198c0de-0000-7000-8000-000000000001'
@@ -38,8 +40,13 @@ interface RevisionRef {
 
 /** Builds a ledger line by line; ids and times grow with each line so reader order is line order unless a test says otherwise. */
 export class HandLedger {
-  readonly entries: LedgerEntry[] = []
+  private readonly parsed: LedgerEntry[] = []
   private counter = 0
+
+  /** The entries, as the reader hands them over. */
+  get entries(): LedgerEntry[] {
+    return [...this.parsed]
+  }
 
   /** A revision of an object (not an entry: outputs of a transformation are made from these). */
   revision(object: string, text: string, parents: readonly string[] = []): RevisionRef {
@@ -50,7 +57,7 @@ export class HandLedger {
   private envelope(kind: string, body: unknown, at?: string): LedgerEntry {
     this.counter += 1
     const n = this.counter
-    const entry = {
+    const line = JSON.stringify({
       format: 0,
       id: uuid('0198c0a0', n),
       kind,
@@ -58,9 +65,11 @@ export class HandLedger {
       writer: WRITER,
       idem: uuid('0198c0b0', n),
       body,
-    } as LedgerEntry
-    this.entries.push(entry)
-    return entry
+    })
+    const verdict = parseLedgerLine(line)
+    if (verdict.status !== 'entry') throw new Error(`hand-written line is not a format-0 entry (${verdict.status === 'malformed' ? verdict.reason : 'future format'}): ${line}`)
+    this.parsed.push(verdict.entry)
+    return verdict.entry
   }
 
   register(object: string, path: string, schema?: string): LedgerEntry {

@@ -144,6 +144,14 @@ describe('spec §9.2 edge states (COH.EDGES.4)', () => {
     expect(stateOf(ledger)).toBe('waived')
   })
 
+  it('reader order compares instants, not spellings: 12:30+02:00 is before 11:00Z', () => {
+    const { ledger, e0, e1, txf } = world()
+    ledger.transform([e1], [], { type: 'human' })
+    ledger.waive(txf, 0, ELENA, e0.revision, e1.revision, { at: '2026-07-18T12:30:00+02:00' })
+    ledger.ratify(txf, 0, ELENA, e0.revision, e1.revision, '2026-07-18T11:00:00.000Z')
+    expect(stateOf(ledger)).toBe('fresh-ratified')
+  })
+
   it('an upstream advance past resolved_against re-opens the edge (v0 waiver scope, §5.4.3)', () => {
     const { ledger, e0, e1, txf } = world()
     ledger.transform([e1], [], { type: 'human' })
