@@ -44,11 +44,14 @@ export const SCREENSHOT_MAX_QUALITY = 80
 const READ_WALK_CAP = 100_000
 const NAVIGATION_LIMIT_MS = 60_000
 const POLL_MS = 100
+const TEARDOWN_ATTEMPTS = 3
 
 export interface EngineOptions {
   readonly executablePath?: string
   /** How long the browser may go without a call before it is stopped (its tabs are then reported closed). */
   readonly idleMs?: number
+  /** How long `close` waits for Chromium to confirm a tab's page is gone, per attempt (default 5 s; three attempts). */
+  readonly teardownMs?: number
   readonly siteReaders?: readonly SiteReader[]
   /**
    * The person's persistent browser profile (cookies, storage): human tabs and AI tabs opened in the Shared posture
@@ -557,10 +560,25 @@ export class BrowserEngine {
     return this.#use(async () => {
       const tab = this.#tab(principal, tabId, 'ai-owned')
       tab.closing = true
-      await tab.page.close()
+      const destroyed = await this.#teardown(tab)
+      // The record goes either way (BR.CLOSE.5): the tab is closed as far as anyone can use it.
       this.#dropTab(tab, 'closed')
+      if (!destroyed) {
+        throw new BrowserError('TAB_TEARDOWN_FAILED', `Chromium did not confirm that ${tabId}'s page is gone; the tab is closed, but its page may still be running`, { tabId, destroyed: false })
+      }
       return { tabId, closed: true, destroyed: true }
     })
+  }
+
+  /** Closes the tab's page, retrying, until Chromium confirms it is gone; false when it never did. */
+  async #teardown(tab: Tab): Promise<boolean> {
+    const waitMs = this.#options.teardownMs ?? 5_000
+    for (let attempt = 0; attempt < TEARDOWN_ATTEMPTS; attempt++) {
+      if (tab.page.isClosed()) return true
+      const confirmed = await Promise.race([tab.page.close().then(() => true, () => tab.page.isClosed()), later<boolean>(waitMs)])
+      if (confirmed === true) return true
+    }
+    return tab.page.isClosed()
   }
 
   /** The ARIA-oriented read (BRR.READ.1–7). Refs carry the generation they were read in. */
@@ -713,7 +731,13 @@ export class BrowserEngine {
         if (fixedRef !== undefined && tab.generation !== generation) {
           throw new BrowserError('STALE_REF', 'the page navigated while waiting on this ref; read it again', { generation: tab.generation })
         }
-        const found = await this.#probe(tab, condition, fixedRef, generation)
+        const probing = this.#probe(tab, condition, fixedRef, generation)
+        // A page whose main thread never comes back (a script busy for good) must not hold the call past its bound.
+        const found = await Promise.race([probing, later<null>(Math.max(1, deadline - Date.now()))])
+        if (found === 'timeout') {
+          probing.catch(() => undefined)
+          return { matched: false }
+        }
         if (found !== null) return found
         if (Date.now() >= deadline) return { matched: false }
         await later(Math.min(POLL_MS, Math.max(1, deadline - Date.now())))

@@ -9,6 +9,7 @@ export type BrowserErrorCode =
   | 'TAB_LIMIT'
   | 'TAB_NOT_FOUND'
   | 'TAB_NOT_AI_OWNED'
+  | 'TAB_TEARDOWN_FAILED'
   | 'TAB_CLOSED'
   | 'STALE_REF'
   | 'REF_NOT_FOUND'
