@@ -41,7 +41,8 @@ export const browserReadTool = defineTool({
         browserCall(context, 'read', async (principal, trace) =>
           withTab(context, principal, args.tabId, trace, 'once', async (tab) => {
             const { url, snapshot, truncated, unreachable } = await context.services.browser.read(principal, tab.tabId)
-            return { url, snapshot, ...(truncated ? { truncated } : {}), ...(unreachable !== undefined ? { unreachable } : {}) }
+            // The flags come before the list: an answer over the output bound keeps only its head (BRR.READ.7).
+            return { url, ...(truncated ? { truncated } : {}), ...(unreachable !== undefined ? { unreachable } : {}), snapshot }
           })),
     }),
     screenshot: action({
@@ -65,14 +66,17 @@ export const browserReadTool = defineTool({
           withTab(context, principal, args.tabId, trace, 'once', async (tab) => {
             trace.target = { selector: args.selector }
             const { count, elements, truncated } = await context.services.browser.query(principal, tab.tabId, args.selector, args.fields ?? {})
-            return { count, elements, ...(truncated ? { truncated } : {}) }
+            return { count, ...(truncated ? { truncated } : {}), elements }
           })),
     }),
     extract: action({
       run: (args, context) =>
         browserCall(context, 'extract', async (principal, trace) =>
           withTab(context, principal, args.tabId, trace, 'once', async (tab) => {
-            return { ...(await context.services.browser.extract(principal, tab.tabId)) }
+            // The Markdown last: an answer over the output bound keeps only its head, which then still says whether
+            // the capture was cut (BRR.EXTRACT.5) and how long the article is.
+            const { markdown, ...about } = await context.services.browser.extract(principal, tab.tabId)
+            return { ...about, markdown }
           })),
     }),
     console: action({
