@@ -393,5 +393,7 @@ describe.each<Transport>(TRANSPORTS)('browser_read over %s', (transport) => {
       // Closed at once: the page keeps a core busy while it is open.
       await call('browser', { action: 'close', tabId })
     }
-  })
+    // Well past the bounds above, well short of what a call stuck on the page would take (it waited about a minute,
+    // until Chromium gave up on the renderer, before wait_for raced its probes against the bound).
+  }, 20_000)
 })
