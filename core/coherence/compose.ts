@@ -4,6 +4,7 @@
  * first attempt's `idem` again, so readers collapse the two).
  */
 import { FORMAT_VERSION, type BodyOfKind, type Envelope, type KnownKind } from './entries.js'
+import type { QuarantinedLine } from './reader.js'
 import { formatEntryTime } from './time.js'
 import { newUuidV7 } from './uuid.js'
 
@@ -28,4 +29,17 @@ export function composeEntry<K extends KnownKind>(kind: K, body: BodyOfKind[K], 
     idem: origin.idem ?? newUuidV7(),
     body,
   }
+}
+
+/**
+ * Spec §5.6 step 3: the diagnostic entry for a quarantined line, its `idem` the digest of segment and line content,
+ * so reading the same bad line again (by us or by VMark's rule) never adds a second one. Appending it is the caller's
+ * choice: `coherence.status` must stay read-only, `coherence.edges` may append.
+ */
+export function quarantineDiagnostic(line: QuarantinedLine, origin: Omit<EntryOrigin, 'idem'>): Envelope<'diagnostic', BodyOfKind['diagnostic']> {
+  return composeEntry(
+    'diagnostic',
+    { code: 'quarantined-line', message: `line ${line.line} of ${line.segment} was quarantined: ${line.reason}`, path: `.vmark/ledger/${line.segment}` },
+    { ...origin, idem: line.diagnosticIdem },
+  )
 }

@@ -4,7 +4,7 @@
  * (projections/coherence/) reads `LedgerRead.entries`; this folder never interprets them beyond validation.
  */
 export * from './entries.js'
-export { composeEntry, type EntryOrigin } from './compose.js'
+export { composeEntry, quarantineDiagnostic, type EntryOrigin } from './compose.js'
 export { BoundedLineSplitter, splitSegment, type SegmentLine } from './lines.js'
 export {
   LedgerReadBuilder,

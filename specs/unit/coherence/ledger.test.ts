@@ -65,6 +65,16 @@ describe('appends (spec §5.1, §5.2)', () => {
     expect((await readFile(ourSegment(), 'utf8')).split('\n')).toHaveLength(4)
   })
 
+  it('appends issued at once are written one after another, never interleaved', async () => {
+    const ledger = new CoherenceLedger(root, OUR_WRITER)
+    const twin = new CoherenceLedger(root, OUR_WRITER)
+    await Promise.all(Array.from({ length: 20 }, (_, n) => (n % 2 === 0 ? ledger : twin).append(transformation(OUR_WRITER, n + 1))))
+    const text = await readFile(ourSegment(), 'utf8')
+    expect(text.split('\n').filter((line) => line !== '')).toHaveLength(20)
+    expect(await ledger.read()).toMatchObject({ quarantined: [], duplicates: 0 })
+    expect((await ledger.read()).entries).toHaveLength(20)
+  })
+
   it('terminate a torn tail first: the fragment becomes its own line and quarantines, the new entry reads', async () => {
     const ledger = new CoherenceLedger(root, OUR_WRITER)
     await ledger.append(transformation(OUR_WRITER, 1))
