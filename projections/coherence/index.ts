@@ -20,7 +20,7 @@ export {
 } from './contexts.js'
 export { RevisionDag, type RevisionNode } from './dag.js'
 export { compareReaderOrder, instantHasPassed, type LedgerEntry } from './entries.js'
-export { reconcile, type GitObservation, type ObservedRevision, type Reconciliation, type Registration, type ScanDiagnostic, type ScannedFile } from './reconcile.js'
+export { plannedEntries, reconcile, type GitObservation, type PlannedEntry, type ObservedRevision, type Reconciliation, type Registration, type ScanDiagnostic, type ScannedFile } from './reconcile.js'
 export {
   EdgeRecords,
   NON_FRESH_STATES,

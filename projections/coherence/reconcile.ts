@@ -1,11 +1,12 @@
+import type { BodyOfKind } from '../../core/coherence/index.js'
 import type { CoherenceProjection } from './breakdown.js'
 import type { ContentHash, RevisionId, Uuid } from './entries.js'
 
 /**
  * Scan reconciliation (spec §9.4): what the ledger must learn from the files on disk, decided as a pure function of
- * the projection of the ledger and one scan of the workspace. It decides, and appends nothing: the ledger writer turns
- * the outcome into entries (revision ids, envelope ids, idems and times are the writer's), so a decision can be
- * tested without a disk and the writer stays the one place that appends.
+ * the projection of the ledger and one scan of the workspace. It decides, and appends nothing: `plannedEntries` says
+ * which entry bodies to append, and the ledger writer gives them envelopes (ids, idems, times) and appends them, so a
+ * decision can be tested without a disk and the writer stays the one place that appends.
  *
  * Only known objects are reconciled — files carrying a `vmark.id` the ledger knows, or registered objects. A file
  * without identity is not an object and is left alone (objects are adopted on first capture, never on scan); a file
@@ -197,4 +198,55 @@ export function reconcile(projection: CoherenceProjection, files: readonly Scann
     ignored,
     unchanged,
   }
+}
+
+/** One entry body to append, with its kind: what `composeEntry(kind, body, origin)` of core/coherence takes. */
+export type PlannedEntry =
+  | { readonly kind: 'navigation'; readonly body: BodyOfKind['navigation'] }
+  | { readonly kind: 'object-registered'; readonly body: BodyOfKind['object-registered'] }
+  | { readonly kind: 'transformation'; readonly body: BodyOfKind['transformation'] }
+  | { readonly kind: 'diagnostic'; readonly body: BodyOfKind['diagnostic'] }
+
+/**
+ * The entries a reconciliation asks for, in the order they must be appended: the navigation first (spec §5.4.2: git
+ * is classified before content), then per path an object's registration before its revision (an adopted object is
+ * registered before its root transformation exists), then the diagnostics not already in the ledger.
+ *
+ * `revisionId(contentHash, parents)` is the ledger's rev1 id function (spec §2.3), passed in so that one
+ * implementation of it exists.
+ */
+export function plannedEntries(outcome: Reconciliation, revisionId: (contentHash: ContentHash, parents: readonly RevisionId[]) => RevisionId): PlannedEntry[] {
+  if (outcome.deferred) return []
+  const planned: PlannedEntry[] = []
+  if (outcome.navigation !== null) {
+    const { op, from, to, ref } = outcome.navigation
+    planned.push({ kind: 'navigation', body: { git: { op, from, to, ...(ref === undefined ? {} : { ref }) } } })
+  }
+  const paths = [...new Set([...outcome.registrations.map((entry) => entry.path), ...outcome.revisions.map((entry) => entry.path)])].sort()
+  for (const path of paths) {
+    for (const registration of outcome.registrations.filter((entry) => entry.path === path)) {
+      planned.push({ kind: 'object-registered', body: { object: registration.object, path: registration.path, ...(registration.schema === null ? {} : { schema: registration.schema }) } })
+    }
+    for (const observed of outcome.revisions.filter((entry) => entry.path === path)) {
+      const parents = [...observed.parents].sort()
+      planned.push({
+        kind: 'transformation',
+        body: {
+          // R9: an honest empty input set — nobody knows what the change on disk was made from.
+          inputs: [],
+          outputs: [{ object: observed.object, revision: revisionId(observed.contentHash, parents), content_hash: observed.contentHash, parents }],
+          agent: observed.origin === 'git' ? { type: 'git', id: 'merge-or-revert' } : { type: 'external' },
+          intent:
+            observed.origin === 'git'
+              ? { kind: 'git-mutation', summary: 'content minted by a git operation' }
+              : { kind: 'observed-external', summary: parents.length === 0 ? `adopted from disk at ${path}` : `change seen on disk at ${path}` },
+          confidence: 'unknown',
+        },
+      })
+    }
+  }
+  for (const diagnostic of outcome.diagnostics) {
+    if (!diagnostic.alreadyRecorded) planned.push({ kind: 'diagnostic', body: { code: diagnostic.code, message: diagnostic.message, path: diagnostic.path } })
+  }
+  return planned
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { CoherenceProjection } from '../../../projections/coherence/breakdown.js'
-import { reconcile, type ScannedFile } from '../../../projections/coherence/reconcile.js'
-import { ELENA, HandLedger, SCENE, WORLD, contentHash } from './handLedger.js'
+import { composeEntry, parseLedgerLine } from '../../../core/coherence/index.js'
+import { plannedEntries, reconcile, type ScannedFile } from '../../../projections/coherence/reconcile.js'
+import { ELENA, HandLedger, SCENE, WORLD, WRITER, contentHash, revisionId } from './handLedger.js'
 
 const NOW = new Date('2026-07-18T12:00:00Z')
 const IMAGE = '0198c0de-0000-7000-8000-0000000000e1'
@@ -205,5 +206,50 @@ describe('spec §9.4 scan reconciliation', () => {
     ]
     const projection = new CoherenceProjection(ledger.entries)
     expect(reconcile(projection, [...all].reverse())).toEqual(reconcile(projection, all))
+  })
+})
+
+describe('spec §9.4 reconciliation → the entries to append', () => {
+  it('navigation first, then per path the registration before the revision, then new diagnostics; every line a valid format-0 entry', () => {
+    const { ledger, e0, files } = workspace()
+    ledger.diagnostic('symlink-skipped', 'old-link.md')
+    const scan: ScannedFile[] = [
+      ...withFile(files, 'characters/elena.md', { path: 'cast/elena.md', contentHash: contentHash('Elena, moved and edited') }),
+      { path: 'world/rules.md', isSymlink: false, contentHash: contentHash('world rules'), vmarkId: WORLD },
+      { path: 'old-link.md', isSymlink: true },
+      { path: 'new-link.md', isSymlink: true },
+    ]
+    const projection = new CoherenceProjection(ledger.entries)
+    const planned = plannedEntries(reconcile(projection, scan, { kind: 'mutation' }), revisionId)
+    expect(planned.map((entry) => [entry.kind, 'path' in entry.body ? entry.body.path : entry.kind === 'transformation' ? entry.body.outputs[0]?.object : ''])).toEqual([
+      ['object-registered', 'cast/elena.md'],
+      ['transformation', ELENA],
+      ['object-registered', 'world/rules.md'],
+      ['transformation', WORLD],
+      ['diagnostic', 'new-link.md'],
+    ])
+    const edit = planned[1]!
+    expect(edit.kind === 'transformation' && edit.body).toMatchObject({
+      inputs: [],
+      outputs: [{ object: ELENA, revision: revisionId(contentHash('Elena, moved and edited'), [e0.revision]), parents: [e0.revision] }],
+      agent: { type: 'git' },
+      confidence: 'unknown',
+    })
+    const root = planned[3]!
+    expect(root.kind === 'transformation' && root.body).toMatchObject({ outputs: [{ object: WORLD, parents: [] }], agent: { type: 'external' }, confidence: 'unknown' })
+    for (const entry of planned) {
+      const line = JSON.stringify(composeEntry(entry.kind, entry.body as never, { writer: WRITER }))
+      expect(parseLedgerLine(line).status).toBe('entry')
+    }
+  })
+
+  it('a git navigation plans its one navigation entry and no revision; a deferred scan plans nothing', () => {
+    const { ledger, files } = workspace()
+    const projection = new CoherenceProjection(ledger.entries)
+    const changed = withFile(files, 'characters/elena.md', { contentHash: contentHash('other branch') })
+    expect(plannedEntries(reconcile(projection, changed, { kind: 'navigation', op: 'checkout', from: 'a1', to: 'b2' }), revisionId)).toEqual([
+      { kind: 'navigation', body: { git: { op: 'checkout', from: 'a1', to: 'b2' } } },
+    ])
+    expect(plannedEntries(reconcile(projection, changed, { kind: 'merge-in-progress' }), revisionId)).toEqual([])
   })
 })
