@@ -47,6 +47,30 @@ function firstLine(text: string): string {
   return text.split('\n', 1)[0] ?? ''
 }
 
+/**
+ * How long a read waits for the page: a page whose main thread never comes back (a script busy for good) must not
+ * hold the assistant's call for a minute. The same bound as every wait of the browser tools (MAX_WAIT_MS).
+ */
+const PAGE_ANSWER_MS = 9_000
+
+/** `request`, or EVAL_TIMEOUT when the page has not answered within PAGE_ANSWER_MS. */
+async function answeredWithin<T>(request: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), PAGE_ANSWER_MS)
+  })
+  try {
+    const outcome = await Promise.race([request, expired])
+    if (outcome === 'timeout') {
+      request.catch(() => undefined)
+      throw new BrowserError('EVAL_TIMEOUT', `the page did not answer within ${PAGE_ANSWER_MS / 1000} s (its main thread is busy); try again later`, { detail: { indeterminate: true } })
+    }
+    return outcome
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 export class PageSession {
   readonly console = new ConsoleRing()
   #mainFrameId = ''
@@ -142,9 +166,9 @@ export class PageSession {
     for (let attempt = 0; ; attempt++) {
       const world = this.#world ?? (await this.#createWorld())
       try {
-        const result = await this.cdp.send('Runtime.evaluate', {
+        const result = await answeredWithin(this.cdp.send('Runtime.evaluate', {
           expression, contextId: world, returnByValue: true, awaitPromise: true,
-        })
+        }))
         if (result.exceptionDetails) {
           throw new BrowserError('PAGE_UNREADABLE', firstLine(describeValue(result.exceptionDetails.exception as RemoteObject) || result.exceptionDetails.text))
         }
@@ -225,7 +249,7 @@ export class PageSession {
   async screenshot(quality: number): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const { data } = await this.cdp.send('Page.captureScreenshot', { format: 'jpeg', quality })
+        const { data } = await answeredWithin(this.cdp.send('Page.captureScreenshot', { format: 'jpeg', quality }))
         return data
       } catch (error) {
         // Headless Chromium refuses a capture while a background tab has no frame yet ("Unable to capture

@@ -3,6 +3,7 @@ import { MAX_WAIT_MS, type WaitCondition } from '../../browser/engine.js'
 import { browserCall, navigationAnswer, redactUrlsIn, withTab } from '../browserCalls.js'
 import { defineTool } from '../defineTool.js'
 import { id } from '../schemas.js'
+import { MAX_OUTPUT_BYTES } from '../results.js'
 
 const timeoutMs = z.number().int().min(1).max(MAX_WAIT_MS).describe(`1–${MAX_WAIT_MS} ms`)
 
@@ -41,8 +42,11 @@ export const browserReadTool = defineTool({
         browserCall(context, 'read', async (principal, trace) =>
           withTab(context, principal, args.tabId, trace, 'once', async (tab) => {
             const { url, snapshot, truncated, unreachable } = await context.services.browser.read(principal, tab.tabId)
-            // The flags come before the list: an answer over the output bound keeps only its head (BRR.READ.7).
-            return { url, ...(truncated ? { truncated } : {}), ...(unreachable !== undefined ? { unreachable } : {}), snapshot }
+            const head = { url, ...(unreachable !== undefined ? { unreachable } : {}) }
+            // 2,000 nodes never fit MCP's output bound; cut to the nodes that do, in document order, and say so
+            // (BRR.READ.7), so the assistant gets a snapshot it can parse instead of a truncation preview.
+            const shown = nodesThatFit(head, snapshot)
+            return { ...head, ...(truncated || shown.length < snapshot.length ? { truncated: true } : {}), snapshot: shown }
           })),
     }),
     screenshot: action({
@@ -127,4 +131,17 @@ function waitForRefusal(args: { ref?: string; role?: string; name?: string; text
     return 'browser_read.wait_for urlContains cannot contain ? or #: it is matched against the URL without query and fragment'
   }
   return undefined
+}
+
+/**
+ * The longest prefix of `snapshot` whose answer, serialized as the browser tools answer (compact JSON), stays within
+ * MCP's output bound: each node's cost is its serialized length plus its comma.
+ */
+function nodesThatFit<Node>(head: Record<string, unknown>, snapshot: readonly Node[]): readonly Node[] {
+  let used = Buffer.byteLength(JSON.stringify({ ...head, truncated: true, snapshot: [] }), 'utf8')
+  for (let index = 0; index < snapshot.length; index++) {
+    used += Buffer.byteLength(JSON.stringify(snapshot[index]), 'utf8') + (index > 0 ? 1 : 0)
+    if (used > MAX_OUTPUT_BYTES) return snapshot.slice(0, index)
+  }
+  return snapshot
 }
