@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import type { ActRefusalData, ActRequest } from '../../adapters/browser/act.js'
 import { BrowserError } from '../../adapters/browser/errors.js'
-import { useEngine } from './support/engineRig.js'
+import { useEngine, refusal } from './support/engineRig.js'
 
 const rig = useEngine()
 const WHO = 'actor'
@@ -24,12 +24,6 @@ async function refOf(tabId: string, selector: string): Promise<string> {
   const [element] = (await rig.engine.query(WHO, tabId, selector)).elements
   if (!element) throw new Error(`nothing matches ${selector}`)
   return element.ref
-}
-
-async function refusal(promise: Promise<unknown>): Promise<BrowserError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught)
-  if (!(error instanceof BrowserError)) throw new Error(`expected a BrowserError, got ${JSON.stringify(error)}`)
-  return error
 }
 
 async function actRefused(tabId: string, request: ActRequest): Promise<{ error: BrowserError; data: ActRefusalData }> {

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { BrowserError } from '../../adapters/browser/errors.js'
 import { MAX_SCRIPT_BYTES } from '../../adapters/browser/executeJs.js'
-import { useEngine } from './support/engineRig.js'
+import { useEngine, refusal } from './support/engineRig.js'
 
 const rig = useEngine()
 const WHO = 'scripter'
@@ -12,12 +11,6 @@ afterEach(async () => {
 
 async function tabAt(path: string): Promise<string> {
   return (await rig.engine.open(WHO, rig.site.url(path))).tabId
-}
-
-async function refusal(promise: Promise<unknown>): Promise<BrowserError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught)
-  if (!(error instanceof BrowserError)) throw new Error(`expected a BrowserError, got ${JSON.stringify(error)}`)
-  return error
 }
 
 describe('BR.EXECUTE_JS.1 the script runs in an isolated world', () => {

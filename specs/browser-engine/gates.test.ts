@@ -1,18 +1,11 @@
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { BrowserError } from '../../adapters/browser/errors.js'
 import { detectGate, readGateSignals } from '../../adapters/browser/gateSignals.js'
 import { GATE_HINTS, SPARSE_TEXT_LIMIT, TEXT_HEAD_LIMIT, type GateKind } from '../../adapters/browser/gates.js'
 import { PageSession } from '../../adapters/browser/pageSession.js'
-import { useEngine } from './support/engineRig.js'
+import { useEngine, refusal } from './support/engineRig.js'
 
 const rig = useEngine()
-
-async function refusal(promise: Promise<unknown>): Promise<BrowserError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught)
-  if (!(error instanceof BrowserError)) throw new Error(`expected a BrowserError, got ${String(error)}`)
-  return error
-}
 
 const GATED: readonly (readonly [string, GateKind])[] = [
   ['/gates/members.html', 'login-required'],

@@ -3,18 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, describe, expect, test } from 'vitest'
-import { BrowserError } from '../../adapters/browser/errors.js'
-import { useEngine } from './support/engineRig.js'
+import { useEngine, refusal } from './support/engineRig.js'
 
 const profileDir = mkdtempSync(join(tmpdir(), 'quire-profile-'))
 const rig = useEngine(() => ({ profileDir }))
 afterAll(() => rmSync(profileDir, { recursive: true, force: true }))
-
-async function refusal(promise: Promise<unknown> | (() => unknown)): Promise<BrowserError> {
-  const error = await (typeof promise === 'function' ? Promise.resolve().then(promise) : promise).then(() => null, (caught: unknown) => caught)
-  if (!(error instanceof BrowserError)) throw new Error(`expected a BrowserError, got ${String(error)}`)
-  return error
-}
 
 describe('human tabs: the person\'s own, opened from the console', () => {
   test('open, navigate and close; listed for the person with no principal', async () => {

@@ -1,15 +1,8 @@
 import { describe, expect, test } from 'vitest'
-import { BrowserError } from '../../adapters/browser/errors.js'
 import { READ_NAME_CAP, READ_NODE_CAP } from '../../adapters/browser/engine.js'
-import { useEngine } from './support/engineRig.js'
+import { useEngine, refusal } from './support/engineRig.js'
 
 const rig = useEngine()
-
-async function refusal(promise: Promise<unknown>): Promise<BrowserError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught)
-  if (!(error instanceof BrowserError)) throw new Error(`expected a BrowserError, got ${String(error)}`)
-  return error
-}
 
 async function readPage(path: string) {
   const { tabId } = await rig.engine.open('reader', rig.site.url(path))

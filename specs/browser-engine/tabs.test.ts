@@ -1,15 +1,9 @@
 import { describe, expect, test } from 'vitest'
 import { BrowserError } from '../../adapters/browser/errors.js'
 import { TAB_LIMIT } from '../../adapters/browser/engine.js'
-import { chromiumChildren, eventually, useEngine } from './support/engineRig.js'
+import { chromiumChildren, eventually, useEngine, refusal } from './support/engineRig.js'
 
 const rig = useEngine()
-
-async function refusal(promise: Promise<unknown>): Promise<BrowserError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught)
-  if (!(error instanceof BrowserError)) throw new Error(`expected a BrowserError, got ${String(error)}`)
-  return error
-}
 
 async function closeAll(principal: string): Promise<void> {
   for (const tab of await rig.engine.tabsOf(principal)) await rig.engine.close(principal, tab.tabId)

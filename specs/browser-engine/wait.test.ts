@@ -1,14 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { BrowserError } from '../../adapters/browser/errors.js'
-import { useEngine } from './support/engineRig.js'
+import { useEngine, refusal } from './support/engineRig.js'
 
 const rig = useEngine()
-
-async function refusal(promise: Promise<unknown>): Promise<BrowserError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught)
-  if (!(error instanceof BrowserError)) throw new Error(`expected a BrowserError, got ${String(error)}`)
-  return error
-}
 
 describe('BR.NAVIGATE.3 and BRR.WAIT.5 navigation tickets', () => {
   test('a TIMEOUT carries the ticket, and wait later fetches its outcome', async () => {

@@ -7,9 +7,10 @@
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { serveFixtureSite, type FixtureSite } from '../browser-engine/support/fixtureSite.js'
-import { approvals, cli, decide, rig, TRANSPORTS, type ApprovalLine, type Rig, type Session, type ToolResult, type Transport } from '../support/conformance.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { FixtureSite } from '../browser-engine/support/fixtureSite.js'
+import { approvals, cli, decide, TRANSPORTS, type ApprovalLine, type Rig, type Session, type ToolResult, type Transport } from '../support/conformance.js'
+import { useBrowserRig } from '../support/browserRig.js'
 import { connectHttp, launchStdio } from '../support/mcpHarness.js'
 
 type Args = Record<string, unknown>
@@ -79,23 +80,16 @@ describe.each<Transport>(TRANSPORTS)('browser act, style, execute_js and gates o
   const runScript = (tabId: string, script: string, session: Session = r.session) =>
     asked(r.home, session, 'browser', { action: 'execute_js', tabId, script }, 'browser_execute_js', 'approve')
 
+  useBrowserRig(transport, (made) => {
+    r = made.rig
+    site = made.site
+  })
   beforeAll(async () => {
-    site = await serveFixtureSite()
-    r = await rig(transport)
     // The person allows act-class operations on the fixture site for this connection, once for the whole file.
     const tabId = await open('/act-click.html')
     const granted = await asked(r.home, r.session, 'browser', { action: 'act', tabId, operation: 'click', role: 'button', name: 'Save' }, 'browser_act', 'approve', 'site')
     expect(granted.result.isError, granted.result.text).toBe(false)
     await call('browser', { action: 'close', tabId })
-  })
-  afterAll(async () => {
-    await r?.close()
-    await site?.close()
-  })
-  afterEach(async () => {
-    const state = await call('session', { action: 'get_state' })
-    const tabs = (state.structured as { windows: { tabs: { id: string; kind: string }[] }[] }).windows.flatMap((window) => window.tabs)
-    for (const tab of tabs.filter((entry) => entry.kind === 'browser')) await call('browser', { action: 'close', tabId: tab.id })
   })
 
   it('BR.ACT.1 / BR.ACT.2 / BR.ACT.4 / BR.ACT.5 the operation and its target are checked before anything reaches the page', async () => {

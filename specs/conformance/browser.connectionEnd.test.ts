@@ -6,13 +6,12 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openQuire, type Quire } from '../../adapters/host/quire.js'
-import { createMcpServer } from '../../adapters/mcp/server.js'
 import { serveFixtureSite, type FixtureSite } from '../browser-engine/support/fixtureSite.js'
+import { connectInProcess } from '../support/mcpHarness.js'
 
 let quire: Quire
 let home: string
@@ -30,14 +29,7 @@ afterAll(async () => {
 })
 
 async function connect(connection: string, principal: string | null): Promise<{ client: Client; close(): Promise<void> }> {
-  const server = createMcpServer({
-    services: quire.services,
-    caller: { actor: { kind: 'mcp', principal: principal ?? 'anonymous', connection }, connection, principal },
-  })
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  await server.connect(serverSide)
-  const client = new Client({ name: 'quire-conformance', version: '1.0.0' })
-  await client.connect(clientSide)
+  const { client } = await connectInProcess(quire.services, connection, principal)
   return { client, close: () => client.close() }
 }
 

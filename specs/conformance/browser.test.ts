@@ -4,9 +4,10 @@
  * one Chromium) and one fixture site per transport. The person's side goes through the real CLI (`quire settings`,
  * `quire approvals`).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { serveFixtureSite, type FixtureSite } from '../browser-engine/support/fixtureSite.js'
-import { approvals, cli, decide, rig, TRANSPORTS, type Rig, type ToolResult, type Transport } from '../support/conformance.js'
+import { describe, expect, it } from 'vitest'
+import type { FixtureSite } from '../browser-engine/support/fixtureSite.js'
+import { approvals, cli, decide, TRANSPORTS, type Rig, type ToolResult, type Transport } from '../support/conformance.js'
+import { useBrowserRig } from '../support/browserRig.js'
 
 const BROWSER_ACTIONS = ['act', 'open', 'navigate', 'close', 'style', 'execute_js', 'console_clear']
 const BROWSER_READ_ACTIONS = ['read', 'screenshot', 'query', 'extract', 'console', 'wait', 'wait_for']
@@ -49,19 +50,9 @@ describe.each<Transport>(TRANSPORTS)('browser tools over %s', (transport) => {
     return (opened.structured as { tabId: string }).tabId
   }
 
-  beforeAll(async () => {
-    site = await serveFixtureSite()
-    r = await rig(transport)
-  })
-  afterAll(async () => {
-    await r?.close()
-    await site?.close()
-  })
-  // Every test starts with no tab of this connection open: close what the last one left.
-  afterEach(async () => {
-    const state = await call('session', { action: 'get_state' })
-    const tabs = (state.structured as { windows: { tabs: { id: string; kind: string }[] }[] }).windows.flatMap((window) => window.tabs)
-    for (const tab of tabs.filter((entry) => entry.kind === 'browser')) await call('browser', { action: 'close', tabId: tab.id })
+  useBrowserRig(transport, (made) => {
+    r = made.rig
+    site = made.site
   })
 
   it('GEN.2 the two tools offer exactly this issue\'s actions (no workflow_*, session_save/load or workflow_status)', async () => {

@@ -8,9 +8,10 @@
  * no read looks at), every change to its document, every focus change, every load of itself and every call into the
  * DOM reading methods of its own JavaScript world, all of which it has replaced with ones that lie.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { serveFixtureSite, type FixtureSite } from '../browser-engine/support/fixtureSite.js'
-import { approvals, cli, rig, TRANSPORTS, type Json, type Rig, type ToolResult, type Transport } from '../support/conformance.js'
+import { describe, expect, it } from 'vitest'
+import type { FixtureSite } from '../browser-engine/support/fixtureSite.js'
+import { approvals, cli, TRANSPORTS, type Json, type Rig, type ToolResult, type Transport } from '../support/conformance.js'
+import { useBrowserRig } from '../support/browserRig.js'
 
 // The engine's bounds, restated as the spec gives them (TOOLS.md §13.3), so a changed constant fails here.
 const READ_NODE_CAP = 2_000
@@ -89,17 +90,9 @@ describe.each<Transport>(TRANSPORTS)('browser_read over %s', (transport) => {
     return report!
   }
 
-  beforeAll(async () => {
-    site = await serveFixtureSite()
-    r = await rig(transport)
-  })
-  afterAll(async () => {
-    await r?.close()
-    await site?.close()
-  })
-  // Every test starts with no tab of this connection open: close what the last one left.
-  afterEach(async () => {
-    for (const tab of await browserTabs()) await call('browser', { action: 'close', tabId: tab.id })
+  useBrowserRig(transport, (made) => {
+    r = made.rig
+    site = made.site
   })
 
   it('BRR.GEN.2 / BRR.GEN.3 / BRR.SCREENSHOT.2 / BRR.SCREENSHOT.3 / BRR.SCREENSHOT.4 / BRR.QUERY.5 / BRR.EXTRACT.2 / BRR.WAIT.3 every read of a background tab leaves its DOM, focus, loads and the foreground tab alone, runs nothing in the page\'s world, and asks no approval', async () => {

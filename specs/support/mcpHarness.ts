@@ -153,22 +153,26 @@ export async function launch(transport: Transport, options: LaunchOptions = {}):
 export async function launchInProcess(options: QuireOptions & { home?: string; connection?: string; principal?: string | null } = {}): Promise<Session & { quire: Quire }> {
   const home = options.home ?? (await tempDir('quire-inproc-'))
   const quire = await openQuire(home, options)
-  const connection = options.connection ?? 'inproc-1'
-  const principal = options.principal ?? null
-  const server = createMcpServer({
-    services: quire.services,
-    caller: { actor: { kind: 'mcp', principal: principal ?? 'anonymous', connection }, connection, principal },
-  })
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  await server.connect(serverSide)
-  const client = new Client({ name: 'quire-conformance', version: '1.0.0' })
-  await client.connect(clientSide)
+  const { client, server } = await connectInProcess(quire.services, options.connection ?? 'inproc-1', options.principal ?? null)
   const connected = session(client, home, async () => {
     await server.close()
     await quire.close()
     if (!options.home) await rm(home, { recursive: true, force: true })
   })
   return { ...connected, quire }
+}
+
+/** A real MCP client connected over an in-memory transport to a server on `services`, as `connection` of `principal`. */
+export async function connectInProcess(services: Quire['services'], connection: string, principal: string | null): Promise<{ client: Client; server: ReturnType<typeof createMcpServer> }> {
+  const server = createMcpServer({
+    services,
+    caller: { actor: { kind: 'mcp', principal: principal ?? 'anonymous', connection }, connection, principal },
+  })
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  await server.connect(serverSide)
+  const client = new Client({ name: 'quire-conformance', version: '1.0.0' })
+  await client.connect(clientSide)
+  return { client, server }
 }
 
 /** The environment a child gets: this process's, minus anything that would point it at another data directory. */

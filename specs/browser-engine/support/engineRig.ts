@@ -1,3 +1,4 @@
+import { BrowserError } from '../../../adapters/browser/errors.js'
 import { readdir, readFile } from 'node:fs/promises'
 import { afterAll, beforeAll } from 'vitest'
 import { BrowserEngine, type EngineEvent, type EngineOptions } from '../../../adapters/browser/engine.js'
@@ -52,4 +53,11 @@ export async function chromiumChildren(): Promise<number[]> {
     if (ppid === process.pid && /chrom/i.test(comm)) pids.push(Number(entry))
   }
   return pids
+}
+
+/** The BrowserError a call (or a function that may throw at once) ends with; fails the test if it ends any other way. */
+export async function refusal(call: Promise<unknown> | (() => unknown)): Promise<BrowserError> {
+  const error = await (typeof call === 'function' ? Promise.resolve().then(call) : call).then(() => null, (caught: unknown) => caught)
+  if (!(error instanceof BrowserError)) throw new Error(`expected a BrowserError, got ${error instanceof Error ? error.message : JSON.stringify(error)}`)
+  return error
 }
