@@ -746,8 +746,10 @@ export class BrowserEngine {
   }
 
   async #bringToFront(tab: Tab): Promise<void> {
-    await tab.page.bringToFront()
+    // Counted when asked, not when Chromium answers: a tab made front is the foreground from that moment on, and
+    // two tabs brought forward at once keep the order they were asked in.
     tab.frontedAt = ++this.#fronts
+    await tab.page.bringToFront()
   }
 
   /**
