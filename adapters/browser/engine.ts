@@ -16,6 +16,7 @@ import type { ConsoleEntry } from './consoleRing.js'
 import { dispatchPersonInput, startScreencast } from './liveView.js'
 import { PersonProfile } from './personProfile.js'
 import type { AutomationMode, PersonInput, PersonTabEntry, ScreencastFrame } from './personSide.js'
+import type { BrowserPosture } from '../../core/settings/events.js'
 
 /**
  * The embedded browser of one daemon: one Chromium process, started on first use and stopped after an idle period;
@@ -418,7 +419,7 @@ export class BrowserEngine {
   async open(
     principal: string,
     url: string,
-    options: { timeoutMs?: number; posture?: 'sandbox' | 'shared'; beforeLoad?: (tabId: string) => Promise<void> } = {},
+    options: { timeoutMs?: number; posture?: BrowserPosture; beforeLoad?: (tabId: string) => Promise<void> } = {},
   ): Promise<LoadedNavigation> {
     return this.#use(async () => {
       const target = checkUrl(url)

@@ -17,13 +17,14 @@
  */
 export type { AutomationMode, PersonInput, PersonTabEntry, ScreencastFrame } from '../browser/personSide.js'
 import type { PersonTabEntry } from '../browser/personSide.js'
+import type { BrowserPosture } from '../../core/settings/events.js'
 
 export interface BrowserTabs {
   readonly tabs: readonly PersonTabEntry[]
   /** The Embedded browser setting: off, nothing can be opened (the list still shows what is open). */
   readonly enabled: boolean
   /** The posture assistants' new tabs open in. */
-  readonly posture: 'sandbox' | 'shared'
+  readonly posture: BrowserPosture
 }
 
 export interface BrowserTabOpened {

@@ -5,6 +5,10 @@ import { cjkFormattingSchema, DEFAULT_CJK_FORMATTING } from '../text/cjk/setting
 
 export const SETTINGS_STREAM = 'settings'
 
+/** Where AI tabs live: the setting `browserPosture`'s values. */
+export const BROWSER_POSTURES = ['sandbox', 'shared'] as const
+export type BrowserPosture = (typeof BROWSER_POSTURES)[number]
+
 /** The bounds of the setting `mcpMessageLimitBytes`. */
 export const MCP_MESSAGE_LIMIT_RANGE = Object.freeze({ min: 64 * 1024, max: 256 * 1024 * 1024 })
 
@@ -31,7 +35,7 @@ export const settingsSchema = z.object({
    * Where AI tabs live: `sandbox`, a fresh non-persistent cookie store per assistant (BR.GEN.11), or `shared`, the
    * person's own persistent browser profile, where every new origin needs the person's approval (BR.GEN.9).
    */
-  browserPosture: z.enum(['sandbox', 'shared']),
+  browserPosture: z.enum(BROWSER_POSTURES),
 })
 export type Settings = z.infer<typeof settingsSchema>
 export type SettingValue = boolean | string | number
