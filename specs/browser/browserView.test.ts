@@ -57,6 +57,8 @@ describe('console Browser view (Chromium)', () => {
     const tab = page.locator('.browser-tab[data-mode="human"]')
     await tab.waitFor()
     expect(await tab.locator('.browser-tab-owner').textContent()).toBe('You')
+    // The strip lists the tab on its next poll, and selects it once the open has answered: wait for the selection.
+    await eventually(() => tab.getAttribute('aria-selected'), (selected) => selected === 'true')
     expect(await tab.getAttribute('aria-selected')).toBe('true')
     const [listed] = await quire.services.browser.listTabs()
     expect(listed).toMatchObject({ automationMode: 'human', title: 'Takeover' })
