@@ -1,7 +1,7 @@
 /**
  * The coherence ledger of VMark's format 0 (spec `dev-docs/specs/coherence-format-v0.md` in xiaolai/vmark, §1–§5):
  * entry schemas and types, the pure reader, the on-disk ledger, hashing and revision ids. The projection
- * (projections/coherence/) reads `LedgerRead.entries`; this folder never interprets them beyond validation.
+ * (model/) reads `LedgerRead.entries`; the files of this folder never interpret them beyond validation.
  */
 export * from './entries.js'
 export { composeEntry, quarantineDiagnostic, type EntryOrigin } from './compose.js'

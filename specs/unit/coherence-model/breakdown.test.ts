@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { CoherenceProjection } from '../../../projections/coherence/breakdown.js'
-import { DEFAULT_CONTEXT_ID } from '../../../projections/coherence/contexts.js'
-import { NON_FRESH_STATES } from '../../../projections/coherence/staleness.js'
+import { CoherenceProjection } from '../../../core/coherence/model/breakdown.js'
+import { DEFAULT_CONTEXT_ID } from '../../../core/coherence/model/contexts.js'
+import { NON_FRESH_STATES } from '../../../core/coherence/model/staleness.js'
 import { ELENA, HandLedger, SCENE, WORLD } from './handLedger.js'
 
 const NOW = new Date('2026-07-18T12:00:00Z')

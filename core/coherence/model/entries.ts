@@ -16,7 +16,7 @@ import {
   type RatificationEntry,
   type TransformationEntry,
   type WaiverEntry,
-} from '../../core/coherence/index.js'
+} from '../index.js'
 
 export type {
   CheckResultBody,
@@ -36,7 +36,7 @@ export type {
   TransformationBody,
   TransformationEntry,
   WaiverEntry,
-} from '../../core/coherence/index.js'
+} from '../index.js'
 
 /**
  * A UUID (object ids, entry ids, claim ids, context ids), compared as written: the reader hands every id on in lower

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { RevisionDag } from '../../../projections/coherence/dag.js'
-import type { LedgerEntry } from '../../../projections/coherence/entries.js'
+import { RevisionDag } from '../../../core/coherence/model/dag.js'
+import type { LedgerEntry } from '../../../core/coherence/model/entries.js'
 import { ELENA, HandLedger, SCENE } from './handLedger.js'
 
 describe('spec §2.3 / §9.3 the revision DAG', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { parseLedgerLine } from '../../../core/coherence/index.js'
-import type { LedgerEntry } from '../../../projections/coherence/entries.js'
+import type { LedgerEntry } from '../../../core/coherence/model/entries.js'
 
 /**
  * Hand-written ledgers in the shape of VMark's coherence format 0 (spec §5.3–§5.4): every entry is written as the

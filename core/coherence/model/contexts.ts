@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { UuidSchema } from '../../core/coherence/index.js'
+import { UuidSchema } from '../index.js'
 import type { RevisionId, Uuid } from './entries.js'
 
 /**

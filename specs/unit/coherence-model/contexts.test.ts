@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { CoherenceProjection } from '../../../projections/coherence/breakdown.js'
-import { ContextSet, DEFAULT_CONTEXT_ID, MAX_CONTEXT_CHAIN } from '../../../projections/coherence/contexts.js'
+import { CoherenceProjection } from '../../../core/coherence/model/breakdown.js'
+import { ContextSet, DEFAULT_CONTEXT_ID, MAX_CONTEXT_CHAIN } from '../../../core/coherence/model/contexts.js'
 import { ELENA, HandLedger, SCENE, WORLD, uuid } from './handLedger.js'
 
 const REV_A = `rev1:${'a'.repeat(64)}`

@@ -1,7 +1,9 @@
 /**
  * The coherence projection (VMark coherence format 0, spec §6, §9): what the ledger means, as pure functions of its
- * entries, the context manifests and one scan of the workspace. Adapters answer `coherence.status`, `edges`, `claims`
- * and `contexts` from `CoherenceProjection`; the ledger writer turns `reconcile(...)` outcomes into entries.
+ * entries, the context manifests and one scan of the workspace. It lives in core, not projections/, because it is the
+ * state the coherence commands decide from: a resolution is refused unless its edge is live in the breakdown, and a
+ * scan's entries are planned from the reconciliation. Adapters answer `coherence.status`, `edges`, `claims` and
+ * `contexts` from `CoherenceProjection` too.
  */
 export { CoherenceProjection, type Breakdown, type BreakdownOptions, type BreakdownRow, type ProjectedEdge } from './breakdown.js'
 export { ClaimIndex, type ClaimSummary, type CurrentClaim } from './claims.js'

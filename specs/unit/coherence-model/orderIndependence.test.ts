@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { CoherenceProjection } from '../../../projections/coherence/breakdown.js'
-import { DEFAULT_CONTEXT_ID } from '../../../projections/coherence/contexts.js'
-import type { LedgerEntry } from '../../../projections/coherence/entries.js'
-import { NON_FRESH_STATES } from '../../../projections/coherence/staleness.js'
+import { CoherenceProjection } from '../../../core/coherence/model/breakdown.js'
+import { DEFAULT_CONTEXT_ID } from '../../../core/coherence/model/contexts.js'
+import type { LedgerEntry } from '../../../core/coherence/model/entries.js'
+import { NON_FRESH_STATES } from '../../../core/coherence/model/staleness.js'
 import { fuzzParameters } from '../../support/fuzz.js'
 import { ELENA, EMPTY_FEED, HandLedger, SCENE, WORLD } from './handLedger.js'
 

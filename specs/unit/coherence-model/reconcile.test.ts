@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { CoherenceProjection } from '../../../projections/coherence/breakdown.js'
+import { CoherenceProjection } from '../../../core/coherence/model/breakdown.js'
 import { composeEntry, parseLedgerLine } from '../../../core/coherence/index.js'
-import { plannedEntries, reconcile, type ScannedFile } from '../../../projections/coherence/reconcile.js'
+import { plannedEntries, reconcile, type ScannedFile } from '../../../core/coherence/model/reconcile.js'
 import { ELENA, HandLedger, SCENE, WORLD, WRITER, contentHash, revisionId } from './handLedger.js'
 
 const NOW = new Date('2026-07-18T12:00:00Z')
