@@ -50,8 +50,9 @@ export class BoundedLineSplitter {
       this.heldLength = 0
       return
     }
-    // Copied: the caller may reuse its read buffer for the next chunk.
-    this.held.push(piece.slice())
+    // Copied: the caller may reuse its read buffer for the next chunk. (Not `piece.slice()`: on a Buffer that is a
+    // view of the same memory, and a line spanning two reads came out with the second read's bytes in it.)
+    this.held.push(Uint8Array.prototype.slice.call(piece))
     this.heldLength += piece.length
   }
 
