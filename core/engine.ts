@@ -29,6 +29,7 @@ import { SettingsCommands } from './settings/commands.js'
 import { WORKSPACE_STREAM } from './workspace/events.js'
 import { WorkspaceCommands } from './workspace/commands.js'
 import { QuireError } from './errors.js'
+import { CoherenceCommands, type CoherenceCommandsOptions } from './coherence/commands.js'
 
 export interface EngineOptions extends Partial<Omit<EventStoreOptions, 'registry'>> {
   readonly documents?: DocumentRepositoryOptions
@@ -40,6 +41,7 @@ export interface EngineOptions extends Partial<Omit<EventStoreOptions, 'registry
    * refuse, saying so.
    */
   readonly fileSystem?: FileSystemPort
+  readonly coherence?: CoherenceCommandsOptions
 }
 
 /** The write models of the small streams, kept in memory for the life of the engine and decided from. */
@@ -71,6 +73,8 @@ export interface Commands {
   readonly review: ReviewCommands
   /** Whether an assistant may do a browser action now (grants, approvals, attachments), and the record of each one. */
   readonly browserAccess: BrowserAccess
+  /** The workspaces' coherence ledgers: status, edges, claims, contexts, resolutions, grants, and saves' captures. */
+  readonly coherence: CoherenceCommands
 }
 
 /** The core wired together: the log, the write models folded from it, presence, and the commands that decide. */
@@ -106,7 +110,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
     const now = options.now ?? Date.now
     const presence = new PresenceRegistry()
     const hooks = new EditHooks()
-    const commands = wire(store, documents, views, presence, hooks, now, options)
+    const commands = wire(home, store, documents, views, presence, hooks, now, options)
     return {
       home,
       store,
@@ -137,6 +141,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
  * every write-class call on a document waits in one line (CONC.4).
  */
 function wire(
+  home: string,
   store: EventStore,
   documents: DocumentRepository,
   views: Views,
@@ -159,7 +164,8 @@ function wire(
     },
   })
   const fileSystem = options.fileSystem ?? noFileSystem
-  const files = new FileCommands(store, views.workspace, views.settings, documents, documentCommands, approvals, fileSystem, editors, hooks)
+  const coherence = new CoherenceCommands(store, views.workspace, views.settings, home, now, options.coherence)
+  const files = new FileCommands(store, views.workspace, views.settings, documents, documentCommands, approvals, fileSystem, editors, hooks, coherence)
   return {
     documents: documentCommands,
     comments,
@@ -171,6 +177,7 @@ function wire(
     selection: new SelectionCommands(views.workspace, documents, documentCommands, presence, editors, hooks),
     agents: new AgentCommands(store, views.agents),
     browserAccess: new BrowserAccess(store, views.browser, approvals, now),
+    coherence,
     settings: new SettingsCommands(store, views.settings),
     workspace: new WorkspaceCommands(store, views.workspace, views.settings, documents, documentCommands, approvals),
   }

@@ -1,6 +1,7 @@
 import { agentEvents } from './agents/events.js'
 import { approvalEvents } from './approvals/events.js'
 import { browserEvents } from './browser/events.js'
+import { coherenceEvents } from './coherence/events.js'
 import { commentEvents } from './comments/events.js'
 import { documentEvents } from './documents/events.js'
 import { reviewEvents } from './review/events.js'
@@ -10,4 +11,4 @@ import { EventRegistry } from './events/schema.js'
 
 /** Every event type Quire writes. A type, once released, is never removed: old logs must keep replaying. */
 export const createEventRegistry = (): EventRegistry =>
-  new EventRegistry([...documentEvents, ...workspaceEvents, ...approvalEvents, ...settingsEvents, ...agentEvents, ...commentEvents, ...reviewEvents, ...browserEvents])
+  new EventRegistry([...documentEvents, ...workspaceEvents, ...approvalEvents, ...settingsEvents, ...agentEvents, ...commentEvents, ...reviewEvents, ...browserEvents, ...coherenceEvents])

@@ -116,3 +116,28 @@ export function frontmatterIdentity(text: string): FrontmatterIdentity {
   }
   return { status: 'present', id, schema }
 }
+
+/**
+ * Spec §2.1: the text with `vmark.id` set to `id`, written at first capture. No frontmatter: a block is prepended. A
+ * frontmatter without a `vmark:` key: the key is added as its last lines. A `vmark:` block without `id:` (only a
+ * schema): the id line is added first in it, at its children's indentation. Every other byte stays as it was, so the
+ * content hash (which masks these lines) does not change. A text that already carries an id is returned as it is;
+ * an unterminated frontmatter gives undefined (the capture reports it instead of guessing).
+ */
+export function assignIdentity(text: string, id: string): string | undefined {
+  const shape = frontmatterOf(text)
+  if (shape.status === 'unterminated') return undefined
+  if (shape.status === 'none') return `${FENCE}\nvmark:\n  id: ${id}\n${FENCE}\n${text}`
+  const current = frontmatterIdentity(text)
+  if (current.status === 'present' && current.id !== undefined) return text
+  const lines = [...shape.lines]
+  const block = vmarkBlocks(lines)[0]
+  if (block === undefined) {
+    lines.push('vmark:', `  id: ${id}`)
+  } else {
+    const indent = block.children.length === 0 ? '  ' : (/^[ \t]+/.exec(lines[block.children[0] as number] as string)?.[0] ?? '  ')
+    lines.splice(block.header + 1, 0, `${indent}id: ${id}`)
+  }
+  const closing = text.slice(0, shape.end).endsWith('\n') ? `${FENCE}\n` : FENCE
+  return `${FENCE}\n${lines.map((line) => `${line}\n`).join('')}${closing}${text.slice(shape.end)}`
+}

@@ -23,6 +23,7 @@ import { sha256 } from '../documents/documentState.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import type { TabState, WorkspaceState } from '../workspace/workspaceState.js'
 import type { FileSystemPort } from './port.js'
+import type { CoherenceCommands } from '../coherence/commands.js'
 
 export type Journaled = 'yes' | 'pending' | 'no'
 
@@ -98,6 +99,7 @@ export class FileCommands {
     private readonly fs: FileSystemPort,
     private readonly editors: EditorGuards,
     private readonly hooks: EditHooks,
+    private readonly coherence: CoherenceCommands,
   ) {}
 
   /** SCOPE.1: open workspace roots and the folders of documents open in tabs. */
@@ -150,7 +152,7 @@ export class FileCommands {
   async save(tabId: string | undefined, caller: Caller): Promise<{ filePath: string; revision: string; journaled: Journaled }> {
     const tab = resolveTab(this.workspace.state, tabId)
     if (tab.path === null) throw new QuireError('INVALID_PATH', 'Tab has no filePath; use save_as instead')
-    const { revision, journaled } = await this.persist(tab, tab.path, caller)
+    const { revision, journaled } = await this.persist(tab, tab.path, caller, { tool: 'workspace.save' })
     return { filePath: tab.path, revision, journaled }
   }
 
@@ -162,7 +164,7 @@ export class FileCommands {
     const tab = resolveTab(this.workspace.state, tabId)
     const resolved = await this.fs.resolveInScope(filePath, this.scopeRoots())
     if (tab.path !== null && resolved.real === tab.path) {
-      const { revision, journaled } = await this.persist(tab, tab.path, caller)
+      const { revision, journaled } = await this.persist(tab, tab.path, caller, { tool: 'workspace.save_as' })
       return { revision, journaled }
     }
     if (resolved.exists) {
@@ -185,16 +187,19 @@ export class FileCommands {
       }
       approval = gate.approval
     }
-    return this.persist(tab, resolved.real, caller, { exclusive: true, approval })
+    return this.persist(tab, resolved.real, caller, { exclusive: true, approval, tool: 'workspace.save_as' })
   }
 
   /** `document.read` (DOC.READ.1–3): the tab's text and what a write needs to go with it. */
-  async read(tabId: string | undefined, range?: ReadRange): Promise<ReadResponse> {
+  async read(tabId: string | undefined, range?: ReadRange, caller?: Caller): Promise<ReadResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
     const document = await this.documents.get(tab.docId)
     if (!document?.meta) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
     // The tab's next write is an edit from the whole document at this revision, whatever part of it was read.
     this.documentCommands.noteTabBaseline(tab.tabId, document)
+    if (caller?.actor.kind === 'mcp' && tab.path !== null) {
+      this.coherence.noteRead(caller.connection, { path: tab.path, content: document.content, role: range === undefined ? 'direct' : 'contextual' })
+    }
     const whole = { content: document.content, revision: document.revision, filePath: tab.path, kind: document.meta.kind, dirty: document.dirty }
     if (range === undefined) return whole
     const { offset, end } = pageBounds(whole.content, range)
@@ -232,8 +237,10 @@ export class FileCommands {
     if (current.path === null) return { ...written, saved: false, save_skipped: 'untitled' }
     try {
       // Saved even when the text did not change: the file may hold something else by now (DOC.WRITE.5).
-      const { journaled } = await this.persist(current, current.path, caller)
-      return { ...written, saved: true, journaled }
+      // The save may have given the file its coherence identity (one more edit): the revision to write from next is
+      // the saved one.
+      const { revision, journaled } = await this.persist(current, current.path, caller, { tool: 'document.write' })
+      return { ...written, revision, saved: true, journaled }
     } catch (error) {
       if (!isQuireError(error)) throw error
       return { ...written, saved: false, save_error: error.message }
@@ -249,8 +256,9 @@ export class FileCommands {
     tab: TabState,
     path: string,
     caller: Caller,
-    options: { exclusive?: boolean; approval?: Approval } = {},
+    options: { exclusive?: boolean; approval?: Approval; tool: string },
   ): Promise<{ revision: string; journaled: Journaled }> {
+    await this.assignIdentity(tab, path)
     const document = await this.documents.get(tab.docId)
     if (!document) throw new QuireError('INVALID_TAB', `tab ${tab.tabId} has no document`)
     // What the file will hold, and the revision it is: an edit landing while the file is written leaves it dirty.
@@ -275,7 +283,10 @@ export class FileCommands {
           alongside.push(this.workspace.own([{ type: 'document.retargeted', actor: caller.actor, data: { docId: tab.docId, path } }]))
         }
         if (options.approval) alongside.push(this.approvals.consumption(options.approval, caller.actor))
-        return { revision, journaled: await this.record(tab.docId, { path, sha256: digest, length: text.length, revisionPosition, reason: 'save' }, caller, alongside) }
+        const journaled = await this.record(tab.docId, { path, sha256: digest, length: text.length, revisionPosition, reason: 'save' }, caller, alongside)
+        // In the file's save queue, so captures of one file are in the order of its saves.
+        await this.coherence.captureSave({ path, text, actor: caller.actor, connection: caller.actor.kind === 'mcp' ? caller.connection : null, tool: options.tool })
+        return { revision, journaled }
       },
       async () => {
         if (!this.workspace.state.tabs.has(tab.tabId)) {
@@ -295,6 +306,21 @@ export class FileCommands {
       throw new QuireError('STALE', 'a later save already wrote this file; nothing was written', { current_revision: document.revision })
     }
     return outcome.value
+  }
+
+  /**
+   * Spec §2.1: a save that will be the file's first coherence capture gives it its `vmark.id` first, as a system edit of
+   * the document (so the person's editor, peers and the next save all carry it), written by the same save. An edit
+   * that cannot get the document's turn leaves the id for the next save; the save itself goes on.
+   */
+  private async assignIdentity(tab: TabState, path: string): Promise<void> {
+    const document = await this.documents.get(tab.docId)
+    if (!document || this.coherence.identityFor(path, document.content) === undefined) return
+    try {
+      await this.documentCommands.write({ docId: tab.docId, content: (current) => this.coherence.identityFor(path, current) ?? current, actor: SYSTEM })
+    } catch (error) {
+      if (!isQuireError(error)) throw error
+    }
   }
 
   /** Records the save with the document's owner; the journal's state never turns a save into an error (JRNL.17). */

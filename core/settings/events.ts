@@ -36,6 +36,11 @@ export const settingsSchema = z.object({
    * person's own persistent browser profile, where every new origin needs the person's approval (BR.GEN.9).
    */
   browserPosture: z.enum(BROWSER_POSTURES),
+  /**
+   * VMark's "Track document provenance" (off by default): saves inside an open workspace are captured in its
+   * `.vmark/` coherence ledger, which is created by the first capture.
+   */
+  trackProvenance: z.boolean(),
 })
 export type Settings = z.infer<typeof settingsSchema>
 export type SettingValue = boolean | string | number
@@ -48,6 +53,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   mcpMessageLimitBytes: 4 * 1024 * 1024,
   embeddedBrowser: true,
   browserPosture: 'sandbox',
+  trackProvenance: false,
 })
 
 /**

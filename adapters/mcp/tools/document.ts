@@ -60,9 +60,9 @@ export const documentTool = defineTool({
   actions: (action) => ({
     read: action({
       recovery: RECOVERY.documentRead,
-      run: async (args, { services }) => {
+      run: async (args, { services, caller }) => {
         const range = args.offset === undefined && args.length === undefined ? undefined : { offset: args.offset ?? 0, ...(args.length === undefined ? {} : { length: args.length }) }
-        const read = await services.files.read(args.tabId, range)
+        const read = await services.files.read(args.tabId, range, caller)
         return fitToBound(read, range === undefined)
       },
     }),

@@ -10,6 +10,7 @@ import {
   rfc3339Nanoseconds,
   type CheckResultEntry,
   type ClaimEntry,
+  type DelegationEntry,
   type DiagnosticEntry,
   type LedgerEntry,
   type ObjectRegisteredEntry,
@@ -23,6 +24,8 @@ export type {
   CheckResultEntry,
   ClaimBody,
   ClaimEntry,
+  DelegationBody,
+  DelegationEntry,
   DiagnosticBody,
   DiagnosticEntry,
   Envelope,
@@ -85,4 +88,7 @@ export const compareReaderOrder: (a: { readonly time: string; readonly id: strin
 export function instantHasPassed(instant: string, now: Date): boolean {
   const at = rfc3339Nanoseconds(instant)
   return at === undefined || at <= BigInt(now.getTime()) * 1_000_000n
+}
+export function isDelegation(entry: LedgerEntry): entry is DelegationEntry {
+  return entry.kind === 'delegation'
 }

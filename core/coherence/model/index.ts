@@ -39,3 +39,5 @@ export {
   type OriginEdge,
   type Resolved,
 } from './staleness.js'
+export { DelegationIndex, type DelegationGrant, type DelegationScope, type GrantStanding, type GrantSummary } from './delegations.js'
+export { decideResolution, scopeOf, type DecidedResolution, type ResolutionKind, type ResolutionMoment, type ResolutionRequest, type Resolver } from './resolution.js'

@@ -1,0 +1,169 @@
+import { readdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Actor } from '../events/actor.js'
+import type { EventLog, RecordedEvent } from '../log/eventLog.js'
+import { FoldedStream } from '../streams/foldedStream.js'
+import { KeyedSteps } from '../streams/steps.js'
+import { readContextFiles, type ContextFile } from './contextFiles.js'
+import { CoherenceLinesAppended, coherenceStream } from './events.js'
+import type { LedgerEntry } from './entries.js'
+import { CoherenceLedger, type AppendReceipt, type CoherenceLedgerOptions } from './ledger.js'
+import { CoherenceProjection } from './model/breakdown.js'
+import { DelegationIndex } from './model/delegations.js'
+import type { LedgerRead } from './reader.js'
+
+/** One read of the workspace's coherence state: the ledger, what it means, and the grants. */
+export interface CoherenceView {
+  readonly initialized: boolean
+  readonly read: LedgerRead
+  readonly projection: CoherenceProjection
+  readonly delegations: DelegationIndex
+}
+
+/** What the log holds of this workspace's ledger: the ids of the entries we appended, and the stream's version. */
+interface LoggedLines {
+  readonly entries: Set<string>
+}
+
+const EMPTY_READ: LedgerRead = { entries: [], quarantined: [], futureFormat: 0, duplicates: 0, segments: [] }
+
+/**
+ * One workspace's coherence ledger as Quire uses it (spec §1, §5.1): our writer's appends, one at a time for the whole
+ * process (the spec's per-workspace kernel mutex), each also an event on the workspace's `coherence:<root>` stream; and
+ * reads of every writer's segments, cached until a segment or context file changes on disk (another writer, VMark,
+ * may append at any moment, so the cache is checked against the files, never trusted blindly).
+ *
+ * The order of an append is ledger first (one write and one fsync), then the log event. A crash between the two leaves
+ * a line the log lacks; the next use of the workspace logs it (`recovered`), so every acknowledged line ends up in both.
+ */
+export class WorkspaceLedger {
+  /** Reads for `status`: read-only (COH.GEN.3), so no quarantine copies are written by them. */
+  private readonly reader: CoherenceLedger
+  /** Appends, and the reads of calls that may write (`edges`, captures, resolutions): quarantine copies included. */
+  private readonly writer: CoherenceLedger
+  private readonly logged: FoldedStream<LoggedLines>
+  private readonly steps = new KeyedSteps()
+  private loaded: Promise<void> | undefined
+  private cached: { fingerprint: string; view: CoherenceView } | undefined
+
+  constructor(
+    readonly root: string,
+    readonly writerId: string,
+    private readonly store: EventLog,
+    options: CoherenceLedgerOptions = {},
+  ) {
+    this.reader = new CoherenceLedger(root, writerId, { ...options, writeQuarantine: false })
+    this.writer = new CoherenceLedger(root, writerId, options)
+    this.logged = new FoldedStream<LoggedLines>(coherenceStream(root), () => ({ entries: new Set() }), foldLogged)
+  }
+
+  get layout() {
+    return this.writer.layout
+  }
+
+  /**
+   * Runs `step` alone among this workspace's ledger steps (reads that decide, and their appends), so what a decision
+   * read is still the ledger it appends to.
+   */
+  exclusive<T>(step: () => Promise<T>): Promise<T> {
+    return this.steps.run('ledger', async () => {
+      await this.ensureLoaded()
+      return step()
+    })
+  }
+
+  /**
+   * The current view. `forWriting` reads through the writer (quarantine copies made, spec §5.6); otherwise nothing in
+   * the workspace is touched.
+   */
+  async view(options: { forWriting?: boolean } = {}): Promise<CoherenceView> {
+    const initialized = await this.reader.isInitialized()
+    if (!initialized) return { initialized, read: EMPTY_READ, projection: new CoherenceProjection([]), delegations: new DelegationIndex([]) }
+    const fingerprint = await this.fingerprint()
+    if (this.cached?.fingerprint === fingerprint && !options.forWriting) return this.cached.view
+    const read = await (options.forWriting ? this.writer : this.reader).read()
+    const contexts: ContextFile[] = await readContextFiles(this.writer.layout)
+    // An unreadable manifest is passed on as nothing: the context set reports it as that context's error.
+    const manifests = contexts.map((file) => ({ file: file.file, manifest: file.status === 'read' ? file.manifest : undefined }))
+    const view: CoherenceView = { initialized, read, projection: new CoherenceProjection(read.entries, manifests), delegations: new DelegationIndex(read.entries) }
+    this.cached = { fingerprint, view }
+    return view
+  }
+
+  /**
+   * Appends our entries (one write, one fsync) and then their event. Call inside `exclusive` when the entries were
+   * decided from a view. Resolves once both are durable.
+   */
+  async append(entries: readonly LedgerEntry[], actor: Actor): Promise<AppendReceipt> {
+    await this.ensureLoaded()
+    const receipt = await this.writer.appendMany(entries)
+    this.cached = undefined
+    await this.logLines(receipt.segment, receipt.lines, entries.map((entry) => entry.id), actor, false)
+    return receipt
+  }
+
+  /** Whether `.vmark/` exists (spec §1: created on the first capture, never on open). */
+  isInitialized(): Promise<boolean> {
+    return this.reader.isInitialized()
+  }
+
+  private ensureLoaded(): Promise<void> {
+    this.loaded ??= this.load().catch((error: unknown) => {
+      this.loaded = undefined
+      throw error
+    })
+    return this.loaded
+  }
+
+  /** Folds the log's stream, then logs our own lines the log lacks (a crash between fsync and event). */
+  private async load(): Promise<void> {
+    await this.logged.load(this.store)
+    if (!(await this.writer.isInitialized())) return
+    const read = await this.writer.read()
+    const missing = read.entries.filter((entry) => entry.writer === this.writerId && !this.logged.state.entries.has(entry.id))
+    if (missing.length === 0) return
+    const segment = await this.writer.activeSegment()
+    await this.logLines(segment, missing.map((entry) => JSON.stringify(entry)), missing.map((entry) => entry.id), { kind: 'system' }, true)
+  }
+
+  private async logLines(segment: string, lines: readonly string[], entries: readonly string[], actor: Actor, recovered: boolean): Promise<void> {
+    await this.logged.handle(this.store, () => [
+      {
+        type: CoherenceLinesAppended.type,
+        actor,
+        data: { root: this.root, segment, lines: [...lines], entries: [...entries], ...(recovered ? { recovered } : {}) },
+      },
+    ])
+  }
+
+  /** Names, sizes and modification times of the segments and context manifests: what a cached read depends on. */
+  private async fingerprint(): Promise<string> {
+    const parts: string[] = []
+    for (const folder of [this.writer.layout.ledger, this.writer.layout.contexts]) {
+      let names: string[]
+      try {
+        names = (await readdir(folder)).sort()
+      } catch {
+        parts.push(`${folder}:-`)
+        continue
+      }
+      for (const name of names) {
+        try {
+          const info = await stat(join(folder, name))
+          if (info.isFile()) parts.push(`${name}:${info.size}:${info.mtimeMs}`)
+        } catch {
+          parts.push(`${name}:gone`)
+        }
+      }
+    }
+    return parts.join('|')
+  }
+}
+
+function foldLogged(state: LoggedLines, event: RecordedEvent): LoggedLines {
+  if (event.type !== CoherenceLinesAppended.type) return state
+  // Added in place: the set is this stream's private write model, and copying it per event would make a long
+  // history's load quadratic.
+  for (const id of (event.data as { entries: readonly string[] }).entries) state.entries.add(id)
+  return state
+}
