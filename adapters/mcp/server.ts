@@ -23,6 +23,10 @@ export function createMcpServer(context: ToolContext): McpServer {
   )
   serveTools(server, context, TOOLS)
   // A connection without an agent token has its own browser tabs and cookie store; they end with it.
-  if (context.caller.principal === null) server.server.onclose = () => void context.services.browser.release(enginePrincipal(context.caller))
+  server.server.onclose = () => {
+    // What the connection read is nobody's input once it is gone.
+    context.services.coherence.forgetConnection(context.caller.connection)
+    if (context.caller.principal === null) void context.services.browser.release(enginePrincipal(context.caller))
+  }
   return server
 }

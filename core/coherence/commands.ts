@@ -65,6 +65,11 @@ export interface CoherenceCommandsOptions {
   readonly ledger?: CoherenceLedgerOptions
   /** How long `coherence_resolve` waits behind another write to the same ledger before WRITE_BUSY (CONC.4: 3 s). */
   readonly writeWaitMs?: number
+  /**
+   * How long an MCP call on the coherence tools waits for its answer before `TIMEOUT`, the work going on (COH.GEN.8,
+   * COHR.RESOLVE.9: 20 s). The adapters read it; tests shrink it.
+   */
+  readonly answerWithinMs?: number
 }
 
 /** The grant a person makes in the console or with `quire coherence grant`. */
@@ -102,6 +107,11 @@ export class CoherenceCommands {
     private readonly options: CoherenceCommandsOptions = {},
   ) {
     this.turns = new DocumentTurns(options.writeWaitMs ?? 3_000)
+  }
+
+  /** How long an MCP call waits for a coherence answer before `TIMEOUT` (COH.GEN.8). */
+  get answerWithinMs(): number {
+    return this.options.answerWithinMs ?? 20_000
   }
 
   /** This installation's writer id (spec §2.2), made on first use and kept in the data directory. */
@@ -293,6 +303,8 @@ export class CoherenceCommands {
     return ledger.exclusive(async () => {
       const identity = frontmatterIdentity(saved.text)
       if (identity.status !== 'present' || identity.id === undefined) {
+        // A file without identity that another program changed is not an object (spec §9.4): nothing to say.
+        if (saved.actor.kind === 'disk') return { captured: false, why: 'no-identity' }
         const why = identity.status === 'malformed' ? identity.reason : 'the file carries no vmark.id'
         await this.appendDiagnostic(ledger, writer, 'capture-no-identity', rel, `${rel} was saved but not captured: ${why}`, saved.actor)
         return { captured: false, why: 'no-identity', detail: why }
@@ -436,6 +448,9 @@ function agentOf(saved: SavedText): Pick<TransformationBody, 'agent' | 'intent' 
       // G1: the reads Quire saw under-approximate what an assistant knew.
       confidence: 'inferred',
     }
+  }
+  if (saved.actor.kind === 'disk') {
+    return { agent: { type: 'external' }, intent: { kind: 'observed-external', summary: 'change seen on disk' }, confidence: 'unknown' }
   }
   // A person's save links the revision to the one before it, exactly; what they had in mind is not Quire's to guess.
   return { agent: { type: 'human' }, intent: { kind: 'editor-save', summary: `saved by the person (${saved.tool})` }, confidence: 'exact' }

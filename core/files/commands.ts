@@ -361,6 +361,8 @@ export class FileCommands {
     }
     if (!document.dirty) {
       await this.documentCommands.replaceFromDisk(docId, content, path, DISK)
+      // Spec §9.4: a change made by another program is an observed-external revision (unknown confidence, no inputs).
+      await this.coherence.captureSave({ path, text: content, actor: DISK, connection: null, tool: 'disk' })
       return 'reloaded'
     }
     // A save killed between its rename and its record left the file holding a revision Quire itself was saving:

@@ -148,6 +148,31 @@ export class HandLedger {
     }).id
   }
 
+  /** A delegation entry (spec §5.4.7); returns the entry id. An empty scope on a superseding entry is a revocation. */
+  delegate(grant: string, delegate: string, scope: readonly string[], expires: string, supersedes: string | null = null): string {
+    return this.envelope('delegation', {
+      delegation: grant,
+      actor: { type: 'human', id: 'xiaolai' },
+      delegate: { type: 'external', id: delegate },
+      scope: [...scope],
+      expires,
+      supersedes,
+    }).id
+  }
+
+  /** A resolution an agent made under a grant (spec §5.4.3 revision 2). */
+  agentResolution(kind: 'ratification' | 'waiver', txf: string, input: number, upstream: string, pinned: string, against: string, agent: string, grant: string): string {
+    return this.envelope(kind, {
+      edge: { txf, input },
+      upstream_object: upstream,
+      pinned,
+      resolved_against: against,
+      actor: { type: 'agent', id: agent },
+      ...(kind === 'waiver' ? { reason: 'agent waived' } : {}),
+      delegation: grant,
+    }).id
+  }
+
   diagnostic(code: string, path: string): string {
     return this.envelope('diagnostic', { code, message: 'recorded earlier', path }).id
   }
