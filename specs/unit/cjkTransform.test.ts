@@ -284,6 +284,11 @@ describe('edge cases', () => {
     for (const kind of CJK_TRANSFORM_KINDS) expect(transformText(kind, '𠀀abc,𠀁😀x.𠀂').isWellFormed()).toBe(true)
     expect(spacing('😀中文😀abc')).toBe('😀中文😀abc')
   })
+  it('a lone surrogate is no character: the character after it is judged on its own', () => {
+    expect(spacing('\uD800中a')).toBe('\uD800中 a')
+    expect(spacing('a\uDC00中')).toBe('a\uDC00中')
+    expect(transformText('cjk-format', '\uD800中a')).toBe('\uD800中 a')
+  })
 })
 
 describe('linear time', () => {
