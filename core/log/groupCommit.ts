@@ -19,8 +19,9 @@ export interface BatchOperation {
   readonly value: Uint8Array
 }
 
-export interface PendingAppend {
-  readonly operations: readonly BatchOperation[]
+/** One append's part of a batch: its operations (LevelDB puts by default; another store's rows) and positions. */
+export interface PendingAppend<Operation = BatchOperation> {
+  readonly operations: readonly Operation[]
   /** Position of the append's first and last event. */
   readonly firstPosition: number
   readonly lastPosition: number
@@ -47,9 +48,9 @@ export interface GroupCommitOptions {
 
 const DEFAULT_RETRY_WINDOW_MS = 5_000
 
-export class GroupCommitter {
-  private queue: PendingAppend[] = []
-  private inFlight: PendingAppend[] = []
+export class GroupCommitter<Operation = BatchOperation> {
+  private queue: PendingAppend<Operation>[] = []
+  private inFlight: PendingAppend<Operation>[] = []
   private writing: Promise<void> | undefined
   private submittedPosition = 0
   private committedPosition = 0
@@ -62,16 +63,31 @@ export class GroupCommitter {
   private readonly maxOperations: number
 
   constructor(
-    private readonly write: (operations: BatchOperation[]) => Promise<void>,
+    private readonly write: (operations: Operation[]) => Promise<void>,
     private readonly options: GroupCommitOptions = {},
   ) {
     this.maxOperations = options.maxOperations ?? 16_384
   }
 
-  submit(append: PendingAppend): void {
+  private returning = 0
+  private scheduled = false
+  submit(append: PendingAppend<Operation>): void {
     this.queue.push(append)
     this.submittedPosition = Math.max(this.submittedPosition, append.lastPosition)
-    if (!this.writing) this.writing = this.drain()
+    if (this.writing) return
+    if (this.returning > 0 && this.queue.length * 2 >= this.returning) {
+      this.returning = 0
+      this.writing = this.drain()
+      return
+    }
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(() => {
+      this.scheduled = false
+      if (this.writing || this.queue.length === 0) return
+      this.returning = 0
+      this.writing = this.drain()
+    })
   }
 
   /** The last write error while a batch is still being retried, else undefined. */
@@ -120,7 +136,6 @@ export class GroupCommitter {
     try {
       // Let the appenders acked by the previous batch (whose continuations are still queued microtasks) append
       // again before this batch is cut; otherwise batches alternate between one append and all the others.
-      await new Promise<void>((resolve) => setImmediate(resolve))
       while (this.queue.length > 0 && generation === this.generation) {
         const batch = this.takeBatch()
         this.inFlight = batch
@@ -130,6 +145,7 @@ export class GroupCommitter {
         this.inFlight = []
         if (error === undefined) {
           this.committed(batch)
+          if (this.queue.length === 0) this.returning = batch.length
         } else {
           // Everything queued behind the failed batch holds later positions: it cannot land before the batch does.
           const behind = this.queue
@@ -142,7 +158,7 @@ export class GroupCommitter {
     }
   }
 
-  private committed(batch: readonly PendingAppend[]): void {
+  private committed(batch: readonly PendingAppend<Operation>[]): void {
     const lastPosition = batch[batch.length - 1]!.lastPosition
     this.committedPosition = lastPosition
     this.options.onCommitted?.(lastPosition)
@@ -156,8 +172,8 @@ export class GroupCommitter {
 
   /** Fails `batch` and the appends queued `behind` it (together every pending one) and takes their positions back. */
   private fail(
-    batch: readonly PendingAppend[],
-    behind: readonly PendingAppend[],
+    batch: readonly PendingAppend<Operation>[],
+    behind: readonly PendingAppend<Operation>[],
     reason: 'write-failed' | 'closed',
     cause: unknown,
   ): void {
@@ -175,7 +191,7 @@ export class GroupCommitter {
     for (const waiter of waiters) waiter.resolve()
   }
 
-  private takeBatch(): PendingAppend[] {
+  private takeBatch(): PendingAppend<Operation>[] {
     let count = 0
     let taken = 0
     while (taken < this.queue.length) {
@@ -188,7 +204,7 @@ export class GroupCommitter {
   }
 
   /** Writes `operations`, retrying failures within the retry window; returns the last error when it gave up. */
-  private async writeWithRetry(operations: BatchOperation[], generation: number): Promise<unknown> {
+  private async writeWithRetry(operations: Operation[], generation: number): Promise<unknown> {
     let delay = this.options.retryDelayMs ?? 50
     const window = this.options.retryWindowMs ?? DEFAULT_RETRY_WINDOW_MS
     let firstFailure: number | undefined

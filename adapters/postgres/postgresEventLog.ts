@@ -1,0 +1,838 @@
+import { randomUUID } from 'node:crypto'
+import pg from 'pg'
+import type { EventRegistry } from '../../core/events/schema.js'
+import { settlesWithin } from '../../core/deadline.js'
+import { InvalidAppendError, StoreClosedError, type JournalWriteError } from '../../core/log/errors.js'
+import type {
+  AppendedBatch,
+  EventLog,
+  IntegrityReport,
+  QuarantinedRecord,
+  RecordedEvent,
+  Snapshot,
+  StreamAppend,
+  StreamHead,
+  StreamRange,
+} from '../../core/log/eventLog.js'
+import { assertExpectedVersion, NO_CONCURRENCY_CHECK } from '../../core/log/expectedVersion.js'
+import { GroupCommitter } from '../../core/log/groupCommit.js'
+import { isValidStreamName } from '../../core/log/keys.js'
+import { decodeChunk, encodeChunk, type StoredEvent } from '../../core/log/record.js'
+import { migrate, quotedSchema } from './schema.js'
+import { WriterLease } from './writerLease.js'
+
+export interface PostgresEventLogOptions {
+  readonly registry: EventRegistry
+  /** The PostgreSQL schema holding the log's tables (created on open); default `quire`. */
+  readonly schema?: string
+  /** Clock for `at`; tests pin it. */
+  readonly now?: () => number
+  /** Wraps every write transaction (one per group-committed batch); tests use it to hold or fail writes. */
+  readonly interceptWrite?: (write: () => Promise<void>) => Promise<void>
+  /** Most events one transaction carries; the rest go in the next. */
+  readonly maxBatchEvents?: number
+  /** How long a batch whose transaction keeps failing is retried before it and everything behind it fail (default 5 s). */
+  readonly writeRetryWindowMs?: number
+  /** How long `close` waits for pending writes before failing them (default 5 s). */
+  readonly closeTimeoutMs?: number
+  /** Connections for reads, snapshots and head loads (the writer and the listener have their own); default 4. */
+  readonly readConnections?: number
+  /** How long a node keeps the writer lease under load before making way for a node that waits (default 100 ms). */
+  readonly maxLeaseHoldMs?: number
+}
+
+/** One event as a row of `events`, the unit the group committer batches. */
+interface EventRow {
+  readonly position: number
+  readonly stream: string
+  readonly streamVersion: number
+  readonly type: string
+  readonly record: Buffer
+}
+
+interface StoredRow {
+  readonly position: number
+  readonly stream: string
+  readonly stream_version: number
+  readonly record: Buffer
+}
+
+/** An append not yet settled, with the heads its streams had before it (to restore if it fails). */
+interface Unsettled {
+  readonly lastPosition: number
+  readonly before: readonly (readonly [string, StreamHead])[]
+}
+
+type Listener = (events: readonly RecordedEvent[]) => void
+
+const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
+const CLOSE_GRACE_MS = 1_000
+const CATCH_UP_RETRY_MS = 100
+const PAGE = 1_000
+const INT8_OID = 20
+
+/** Positions and versions are bigint columns; every value Quire stores is below 2^53, so plain numbers. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+}
+
+/**
+ * The log on PostgreSQL, for several Quire nodes sharing one log (the LevelDB EventStore is the log of one
+ * process). The tables are in adapters/postgres/schema.ts; records use the LevelDB store's encoding, so damage,
+ * quarantine and upcasting behave the same.
+ *
+ * Gap-free for readers. Positions come from one writer at a time: a node takes the writer lease (a session-level
+ * advisory lock on its writer connection, adapters/postgres/writerLease.ts), catches up to the log's head, and
+ * while it holds the lease assigns positions in memory, exactly as the LevelDB store does, so `append` resolves
+ * before the transaction commits and appends arriving while a transaction runs go into the next one (group commit:
+ * one statement, one COMMIT, for many appends). Its transactions run one after another on that one connection, so
+ * they commit in position order: position n+1 is never committed, and never visible to any reader, before n. Each
+ * transaction also moves the single-row `log_head` from the batch's first position - 1 to its last, so a writer
+ * that lost its lease (its connection dropped) cannot write over positions another node took: its statement finds
+ * the head moved and writes nothing. UNIQUE (stream, stream_version) backs the expected-version check the same way.
+ * A node gives the lease up when its pipeline drains, or after `maxLeaseHoldMs` under load when another node waits.
+ *
+ * Reads serve what this node knows to be committed (`durableHeadPosition`): its own commits, and other nodes' as
+ * their NOTIFY (sent in the committing transaction) or its next lease brings them in. Subscribers get both, in
+ * position order.
+ *
+ * A transaction whose outcome is unknown (the write reported an error after reaching the database) is retried as
+ * the LevelDB store retries a write: the retry finds its rows already there and counts it committed. When the log
+ * gives up on it instead, it deletes whatever of it landed before the lease goes to anyone else, so it never shows
+ * up; only if the node loses its connection before that can such a batch stay in the log (the same ambiguity as an
+ * fsync that failed after the bytes reached the file).
+ *
+ * Needs a session-level connection (direct, or a pooler in session mode): the lease is a session lock.
+ */
+export class PostgresEventLog implements EventLog {
+  private readonly heads = new Map<string, StreamHead>()
+  private readonly headLoads = new Map<string, Promise<StreamHead>>()
+  private readonly listeners = new Set<Listener>()
+  private readonly quarantined = new Map<number, QuarantinedRecord>()
+  private readonly committer: GroupCommitter<EventRow>
+  private readonly lease: WriterLease
+  private readonly instance = randomUUID()
+  private readonly sql: Statements
+  private readonly leaseKey: string
+  private readonly channel: string
+  private nextPosition: number
+  private durablePosition: number
+  /** Events appended but not yet committed, in position order, for readers and subscribers' live tail. */
+  private undelivered: RecordedEvent[] = []
+  private unsettled: Unsettled[] = []
+  /** A transaction the log gave up on may have committed: delete what it left before anything else is written. */
+  private suspect = false
+  private recovering: Promise<void> | undefined
+  /** Other nodes' commits being read in, one catch-up after another. */
+  private syncing: Promise<void> = Promise.resolve()
+  private writerBroken = false
+  private readonly noteWrites = new Set<Promise<unknown>>()
+  private closing: Promise<void> | undefined
+  private released = false
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private writer: pg.Client,
+    private readonly listener: pg.Client,
+    private readonly connectionString: string,
+    readonly schema: string,
+    lastPosition: number,
+    private readonly options: PostgresEventLogOptions,
+  ) {
+    this.sql = statements(quotedSchema(schema))
+    this.leaseKey = `quire.writer:${schema}`
+    this.channel = `quire.events:${schema}`
+    this.nextPosition = lastPosition + 1
+    this.durablePosition = lastPosition
+    this.watchWriter(writer)
+    this.lease = new WriterLease(
+      {
+        acquire: () => this.takeLease(),
+        release: async () => {
+          await this.writer.query(this.sql.unlock, [this.leaseKey])
+        },
+        othersWaiting: async () => (await this.pool.query<{ waiting: boolean }>(this.sql.othersWaiting, [this.leaseKey])).rows[0]!.waiting,
+      },
+      {
+        busy: () => this.unsettled.length > 0 || this.suspect || this.recovering !== undefined,
+        ...(options.maxLeaseHoldMs !== undefined ? { maxHoldMs: options.maxLeaseHoldMs } : {}),
+      },
+    )
+    const intercept = options.interceptWrite
+    this.committer = new GroupCommitter<EventRow>(
+      async (rows) => {
+        if (this.released) throw new StoreClosedError()
+        if (this.suspect) await this.recover()
+        const write = () => this.writeRows(rows)
+        await (intercept ? intercept(write) : write())
+      },
+      {
+        maxOperations: options.maxBatchEvents ?? 4_096,
+        retryWindowMs: options.writeRetryWindowMs,
+        onCommitted: (lastPosition) => this.committed(lastPosition),
+        onFailed: (firstPosition) => this.rolledBack(firstPosition),
+      },
+    )
+  }
+
+  /** Opens the log in `options.schema` of the database at `connectionString`, creating or migrating its tables. */
+  static async open(connectionString: string, options: PostgresEventLogOptions): Promise<PostgresEventLog> {
+    const schema = options.schema ?? 'quire'
+    const s = quotedSchema(schema)
+    const pool = new pg.Pool({ connectionString, max: options.readConnections ?? 4, types })
+    // An idle connection that drops is replaced on the next query; the error itself is no one's to handle.
+    pool.on('error', () => {})
+    const clients: pg.Client[] = []
+    try {
+      const migrator = await pool.connect()
+      try {
+        await migrate(migrator, schema)
+      } finally {
+        migrator.release()
+      }
+      const writer = await connect(connectionString)
+      clients.push(writer)
+      const listener = await connect(connectionString)
+      clients.push(listener)
+      const { rows } = await pool.query<{ position: number }>(`SELECT position FROM ${s}.log_head`)
+      const log = new PostgresEventLog(pool, writer, listener, connectionString, schema, rows[0]!.position, options)
+      await log.listen()
+      for (const row of (await pool.query<QuarantinedRecord>(`SELECT position, reason, bytes FROM ${s}.quarantine ORDER BY position`)).rows) {
+        log.quarantined.set(row.position, { position: row.position, reason: row.reason, bytes: row.bytes })
+      }
+      return log
+    } catch (error) {
+      await Promise.allSettled([...clients.map((client) => client.end()), pool.end()])
+      throw error
+    }
+  }
+
+  get headPosition(): number {
+    return this.nextPosition - 1
+  }
+
+  get durableHeadPosition(): number {
+    return this.durablePosition
+  }
+
+  get isClosed(): boolean {
+    return this.closing !== undefined
+  }
+
+  async append(appends: readonly StreamAppend[]): Promise<AppendedBatch> {
+    this.assertWritable()
+    validate(appends)
+    // Unknown types and invalid payloads are refused before the append waits for the writer lease.
+    const versions = appends.map(({ events }) => events.map((event) => this.options.registry.prepare(event.type, event.data)))
+    const leave = await this.lease.enter()
+    try {
+      this.assertWritable()
+      await Promise.all(appends.filter(({ stream }) => !this.heads.has(stream)).map(({ stream }) => this.streamHead(stream)))
+      this.assertWritable()
+      return this.assign(appends, versions)
+    } finally {
+      leave()
+    }
+  }
+
+  /**
+   * The synchronous half of an append, under the lease: checks every stream's expected version against its head,
+   * assigns positions and versions, and hands the rows to the group committer. Nothing awaits in here, so no other
+   * append interleaves between the checks and the assignment.
+   */
+  private assign(appends: readonly StreamAppend[], versions: readonly (readonly number[])[]): AppendedBatch {
+    for (const { stream, expectedStreamVersion } of appends) {
+      assertExpectedVersion(stream, expectedStreamVersion ?? NO_CONCURRENCY_CHECK, this.heads.get(stream)!.version)
+    }
+    const at = (this.options.now ?? Date.now)()
+    const rows: EventRow[] = []
+    const results: { stream: string; events: RecordedEvent[]; head: StreamHead; version: number }[] = []
+    const firstPosition = this.nextPosition
+    let position = firstPosition
+    appends.forEach(({ stream, events }, index) => {
+      const head = this.heads.get(stream)!
+      const recorded: RecordedEvent[] = []
+      let version = head.version
+      events.forEach((event, eventIndex) => {
+        version++
+        const stored: StoredEvent = { type: event.type, v: versions[index]![eventIndex]!, stream, streamVersion: version, at, actor: event.actor, data: event.data }
+        recorded.push({ position, ...stored })
+        rows.push({ position, stream, streamVersion: version, type: event.type, record: asBuffer(encodeChunk([stored])) })
+        position++
+      })
+      results.push({ stream, events: recorded, head, version })
+    })
+    for (const { stream, events, version } of results) {
+      this.heads.set(stream, { version, position: events[events.length - 1]!.position })
+      for (const event of events) this.undelivered.push(event)
+    }
+    this.unsettled.push({ lastPosition: position - 1, before: results.map(({ stream, head }) => [stream, head] as const) })
+    this.nextPosition = position
+    const durable = new Promise<void>((resolve, reject: (error: JournalWriteError) => void) =>
+      this.committer.submit({ operations: rows, firstPosition, lastPosition: position - 1, resolve, reject }),
+    )
+    // A caller that drops `durable` must not crash the process when it rejects; one that awaits it still sees why.
+    durable.catch(() => {})
+    return {
+      streams: results.map(({ stream, events, head, version }) => ({ stream, events, nextExpectedStreamVersion: version, createdNewStream: head.version === 0 })),
+      durable,
+    }
+  }
+
+  /**
+   * One batch as one statement, so one transaction and one COMMIT: it moves `log_head` from the batch's first
+   * position - 1 to its last and inserts the rows only if that move happened, and notifies other nodes on commit.
+   * When the head was not where the batch expects it, either an earlier attempt of this very batch committed (its
+   * answer was lost: the rows are there, byte for byte) or another writer took the positions.
+   */
+  private async writeRows(rows: readonly EventRow[]): Promise<void> {
+    const first = rows[0]!.position
+    const last = rows[rows.length - 1]!.position
+    const heads = new Map<string, { version: number; position: number }>()
+    for (const row of rows) heads.set(row.stream, { version: row.streamVersion, position: row.position })
+    const client = await this.writerConnection(true)
+    const { rows: [outcome] } = await client.query<{ moved: boolean; previous: number }>(this.sql.writeBatch, [
+      first,
+      last,
+      rows.map((row) => row.position),
+      rows.map((row) => row.stream),
+      rows.map((row) => row.streamVersion),
+      rows.map((row) => row.type),
+      rows.map((row) => row.record),
+      [...heads.keys()],
+      [...heads.values()].map((head) => head.version),
+      [...heads.values()].map((head) => head.position),
+      this.channel,
+      `${this.instance} ${last}`,
+    ])
+    if (outcome!.moved) return
+    if (outcome!.previous >= last) {
+      const { rows: found } = await client.query<{ position: number; record: Buffer }>(this.sql.recordsAt, [[first, last]])
+      const landed = (position: number, record: Buffer) => found.some((row) => row.position === position && row.record.equals(record))
+      if (landed(first, rows[0]!.record) && landed(last, rows[rows.length - 1]!.record)) return
+    }
+    throw new PositionsTakenError(first, last, outcome!.previous)
+  }
+
+  /**
+   * The writer connection, reconnected after it dropped. The session lock went with the old connection: a write in
+   * the pipeline (`relock`) takes it again before it goes on, and its statement's head guard finds out whether
+   * another node wrote meanwhile; taking the lease afresh locks by itself.
+   */
+  private async writerConnection(relock: boolean): Promise<pg.Client> {
+    if (!this.writerBroken) return this.writer
+    const client = await connect(this.connectionString)
+    if (relock) await client.query(this.sql.lock, [this.leaseKey])
+    void this.writer.end().catch(() => {})
+    this.writer = client
+    this.writerBroken = false
+    this.watchWriter(client)
+    return client
+  }
+
+  private watchWriter(client: pg.Client): void {
+    const broken = () => {
+      if (client !== this.writer) return
+      this.writerBroken = true
+      // The session lock went with the connection; the batches in the pipeline find out at their next attempt.
+      if (this.unsettled.length === 0) this.lease.lost()
+    }
+    client.on('error', broken)
+    client.on('end', broken)
+  }
+
+  /** Takes the writer lease on the writer connection and catches up with what other nodes committed meanwhile. */
+  private async takeLease(): Promise<void> {
+    if (this.released) throw new StoreClosedError()
+    const client = await this.writerConnection(false)
+    await client.query(this.sql.lock, [this.leaseKey])
+    const { rows } = await client.query<{ position: number }>(this.sql.head)
+    await this.syncTo(rows[0]!.position)
+  }
+
+  private committed(lastPosition: number): void {
+    this.durablePosition = lastPosition
+    let settled = 0
+    while (settled < this.unsettled.length && this.unsettled[settled]!.lastPosition <= lastPosition) settled++
+    this.unsettled.splice(0, settled)
+    let count = 0
+    while (count < this.undelivered.length && this.undelivered[count]!.position <= lastPosition) count++
+    const delivered = this.undelivered.splice(0, count)
+    for (const listener of this.listeners) listener(delivered)
+    this.lease.settle()
+  }
+
+  /** Takes back every position from `firstPosition` on (the committer failed those appends): the log ends at the durable head again. */
+  private rolledBack(firstPosition: number): void {
+    // Newest first, so each stream ends at the head it had before the earliest failed append touched it.
+    for (let i = this.unsettled.length - 1; i >= 0; i--) {
+      for (const [stream, head] of this.unsettled[i]!.before) this.heads.set(stream, head)
+    }
+    this.unsettled = []
+    this.undelivered = this.undelivered.filter((event) => event.position < firstPosition)
+    this.nextPosition = firstPosition
+    // A failed transaction may have committed after all: remove what it left while the lease is still ours.
+    this.suspect = true
+    if (!this.released) this.recover().catch(() => {})
+  }
+
+  /**
+   * Deletes every row past the durable head, and puts `log_head` and the heads of the streams those rows touched back
+   * where the durable log has them. Only while the lease has been ours since those positions were assigned: then
+   * nothing past the durable head is anyone else's.
+   */
+  private recover(): Promise<void> {
+    this.recovering ??= (async () => {
+      const client = await this.writerConnection(true)
+      await client.query(this.sql.removeAfter, [this.durablePosition])
+      this.suspect = false
+    })().finally(() => {
+      this.recovering = undefined
+      this.lease.settle()
+    })
+    return this.recovering
+  }
+
+  private async listen(): Promise<void> {
+    this.listener.on('error', () => {})
+    this.listener.on('notification', ({ channel, payload }) => {
+      if (channel !== this.channel || !payload) return
+      const [instance, position] = payload.split(' ')
+      if (instance === this.instance) return
+      const target = Number(position)
+      if (Number.isSafeInteger(target) && target > this.durablePosition) this.syncTo(target).catch(() => {})
+    })
+    await this.listener.query(`LISTEN "${this.channel}"`)
+  }
+
+  /**
+   * Reads in what other nodes committed up to `target`: their events become durable here, stream heads follow them,
+   * and subscribers get them. Only while this node has nothing of its own in flight (it then holds no lease, or has
+   * just taken it), so other nodes' positions and its own never interleave in memory.
+   */
+  private syncTo(target: number): Promise<void> {
+    const run = async () => {
+      while (this.durablePosition < target && this.unsettled.length === 0 && !this.released) {
+        const { rows } = await this.pool.query<StoredRow>(this.sql.readAll, [this.durablePosition, target, PAGE])
+        if (rows.length === 0) return
+        if (this.unsettled.length > 0) return
+        const events: RecordedEvent[] = []
+        for (const row of rows) {
+          this.heads.set(row.stream, { version: row.stream_version, position: row.position })
+          const event = this.decodeRow(row)
+          if (event) events.push(event)
+        }
+        this.durablePosition = rows[rows.length - 1]!.position
+        this.nextPosition = this.durablePosition + 1
+        for (const listener of this.listeners) listener(events)
+      }
+    }
+    this.syncing = this.syncing.then(run, run)
+    return this.syncing
+  }
+
+  async streamHead(stream: string): Promise<StreamHead> {
+    const known = this.heads.get(stream)
+    if (known) return known
+    let loading = this.headLoads.get(stream)
+    if (!loading) {
+      loading = this.loadHead(stream).finally(() => this.headLoads.delete(stream))
+      this.headLoads.set(stream, loading)
+    }
+    return loading
+  }
+
+  private async loadHead(stream: string): Promise<StreamHead> {
+    this.assertReadable()
+    const { rows } = await this.pool.query<{ stream_version: number; position: number }>(this.sql.streamHead, [stream, this.durablePosition])
+    const head = rows[0] ? { version: rows[0].stream_version, position: rows[0].position } : { version: 0, position: 0 }
+    // An append (or another node's events) may have registered the head while we were reading; that one is newer.
+    const known = this.heads.get(stream)
+    if (known) return known
+    this.heads.set(stream, head)
+    return head
+  }
+
+  async *readStream(stream: string, range: StreamRange = {}): AsyncGenerator<RecordedEvent> {
+    this.assertReadable()
+    const from = Math.max(1, range.fromVersion ?? 1)
+    const to = Math.min(range.toVersion ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
+    // Taken in one step before the database is read: an event committed meanwhile is in `pending` too, so the rows up
+    // to `durable` plus `pending` miss none.
+    const pending = this.undelivered.filter((event) => event.stream === stream)
+    const durable = this.durablePosition
+    let cursor = from - 1
+    let lastVersion = from - 1
+    for (;;) {
+      const { rows } = await this.pool.query<StoredRow>(this.sql.readStream, [stream, cursor, to, durable, PAGE])
+      for (const row of rows) {
+        const event = this.decodeRow(row)
+        if (!event) continue
+        lastVersion = event.streamVersion
+        yield event
+      }
+      if (rows.length < PAGE) break
+      cursor = rows[rows.length - 1]!.stream_version
+    }
+    for (const event of pending) {
+      if (event.streamVersion > lastVersion && event.streamVersion >= from && event.streamVersion <= to) yield event
+    }
+  }
+
+  async *readAll(after = 0, options: { readonly to?: number } = {}): AsyncGenerator<RecordedEvent> {
+    this.assertReadable()
+    const to = Math.min(options.to ?? Number.MAX_SAFE_INTEGER, this.durablePosition)
+    let cursor = after
+    while (cursor < to) {
+      const { rows } = await this.pool.query<StoredRow>(this.sql.readAll, [cursor, to, PAGE])
+      for (const row of rows) {
+        const event = this.decodeRow(row)
+        if (event) yield event
+      }
+      if (rows.length < PAGE) break
+      cursor = rows[rows.length - 1]!.position
+    }
+  }
+
+  async readEvent(position: number): Promise<RecordedEvent | undefined> {
+    this.assertReadable()
+    const pending = this.undelivered.find((event) => event.position === position)
+    if (pending) return pending
+    for await (const event of this.readAll(position - 1, { to: position })) return event
+    return undefined
+  }
+
+  async *streams(prefix = ''): AsyncGenerator<{ stream: string; head: StreamHead }> {
+    this.assertReadable()
+    const durable = this.durablePosition
+    const listed = new Set<string>()
+    const { rows } = await this.pool.query<{ stream: string; version: number; position: number }>(this.sql.streams, [prefix])
+    for (const row of rows) {
+      listed.add(row.stream)
+      let head: StreamHead | undefined = this.heads.get(row.stream)
+      // A row past what this node knows is durable (another node's commit on its way, or a failed batch's leftover)
+      // is not the head yet; the durable one is read instead.
+      if (!head) head = row.position <= durable ? { version: row.version, position: row.position } : await this.streamHead(row.stream)
+      if (head.version > 0) yield { stream: row.stream, head }
+    }
+    // Streams created by appends not committed yet.
+    for (const [stream, head] of this.heads) {
+      if (head.version > 0 && stream.startsWith(prefix) && !listed.has(stream)) yield { stream, head }
+    }
+  }
+
+  /** The event in `row`, or undefined (and quarantined) when its record cannot be decoded or read. */
+  private decodeRow(row: StoredRow): RecordedEvent | undefined {
+    const decoded = decodeRow(row, this.options.registry)
+    if ('event' in decoded) return decoded.event
+    this.quarantine(row.position, decoded.error, decoded.bytes)
+    return undefined
+  }
+
+  private quarantine(position: number, reason: string, bytes: number): void {
+    if (this.quarantined.has(position)) return
+    this.quarantined.set(position, { position, reason, bytes })
+    if (this.released) return
+    // The note is a report, not part of the log: losing it only means finding the damage again.
+    const note = this.pool.query(this.sql.quarantine, [position, reason, bytes]).catch(() => {})
+    this.noteWrites.add(note)
+    void note.finally(() => this.noteWrites.delete(note))
+  }
+
+  quarantinedRecords(): QuarantinedRecord[] {
+    return [...this.quarantined.values()].sort((a, b) => a.position - b.position)
+  }
+
+  subscribe(after: number, handler: (event: RecordedEvent) => void | Promise<void>): () => void {
+    let stopped = false
+    let buffered: RecordedEvent[] = []
+    let live = false
+    let delivering: Promise<void> = Promise.resolve()
+    let cursor = after
+    const listener: Listener = (events) => {
+      if (stopped) return
+      if (!live) {
+        buffered.push(...events)
+        return
+      }
+      delivering = delivering.then(async () => {
+        for (const event of events) {
+          if (stopped) return
+          if (event.position <= cursor) continue
+          cursor = event.position
+          await handler(event)
+        }
+      })
+    }
+    this.listeners.add(listener)
+    void (async () => {
+      // A read that fails (the database unreachable for a moment) is tried again from the cursor; the handler's own
+      // errors are the caller's.
+      for (let caughtUp = false; !caughtUp; ) {
+        let handling = false
+        try {
+          for await (const event of this.readAll(cursor, { to: this.durablePosition })) {
+            if (stopped) return
+            cursor = event.position
+            handling = true
+            await handler(event)
+            handling = false
+          }
+          caughtUp = true
+        } catch (error) {
+          if (handling) throw error
+          if (stopped || this.released) return
+          await new Promise((resolve) => setTimeout(resolve, CATCH_UP_RETRY_MS))
+        }
+      }
+      // Events that became durable during catch-up were buffered by the listener; deliver the ones not yet seen.
+      live = true
+      const pending = buffered
+      buffered = []
+      listener(pending)
+    })()
+    return () => {
+      stopped = true
+      this.listeners.delete(listener)
+    }
+  }
+
+  /** Snapshots are derived data: committed without waiting for the WAL flush, and never required. */
+  async saveSnapshot(projection: string, key: string, snapshot: Snapshot): Promise<void> {
+    this.assertReadable()
+    const client = await this.pool.connect()
+    try {
+      await client.query('BEGIN')
+      await client.query('SET LOCAL synchronous_commit TO OFF')
+      await client.query(this.sql.saveSnapshot, [projection, key, snapshot.position, asBuffer(snapshot.payload)])
+      await client.query('COMMIT')
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {})
+      throw error
+    } finally {
+      client.release()
+    }
+  }
+
+  async loadSnapshot(projection: string, key: string): Promise<Snapshot | undefined> {
+    this.assertReadable()
+    const { rows } = await this.pool.query<{ position: number; payload: Buffer }>(this.sql.loadSnapshot, [projection, key])
+    const row = rows[0]
+    return row ? { position: row.position, payload: new Uint8Array(row.payload) } : undefined
+  }
+
+  async clearSnapshots(projection: string): Promise<void> {
+    this.assertReadable()
+    await this.pool.query(this.sql.clearSnapshots, [projection])
+  }
+
+  async checkIntegrity(): Promise<IntegrityReport> {
+    this.assertReadable()
+    await this.flush()
+    await this.recovering?.catch(() => {})
+    const problems: string[] = []
+    const lastOfStream = new Map<string, { version: number; position: number }>()
+    let expected = 1
+    let events = 0
+    let cursor = 0
+    for (;;) {
+      const { rows } = await this.pool.query<StoredRow>(this.sql.readAll, [cursor, Number.MAX_SAFE_INTEGER, PAGE])
+      for (const row of rows) {
+        if (row.position !== expected) problems.push(`positions ${expected}..${row.position - 1} are missing`)
+        expected = row.position + 1
+        const previous = lastOfStream.get(row.stream)
+        if ((previous?.version ?? 0) + 1 !== row.stream_version) {
+          problems.push(`${row.stream} jumps from version ${previous?.version ?? 0} to ${row.stream_version} at position ${row.position}`)
+        }
+        lastOfStream.set(row.stream, { version: row.stream_version, position: row.position })
+        const decoded = decodeRow(row, this.options.registry)
+        if ('event' in decoded) {
+          events++
+        } else {
+          problems.push(`record at position ${row.position} is damaged: ${decoded.error}`)
+          this.quarantine(row.position, decoded.error, decoded.bytes)
+        }
+      }
+      if (rows.length < PAGE) break
+      cursor = rows[rows.length - 1]!.position
+    }
+    if (expected - 1 !== this.durablePosition) {
+      problems.push(`the log ends at ${expected - 1} but this node believes its head is ${this.durablePosition}`)
+    }
+    const { rows: headRows } = await this.pool.query<{ position: number }>(this.sql.head)
+    if (headRows[0]!.position !== expected - 1) problems.push(`log_head says ${headRows[0]!.position}, the log ends at ${expected - 1}`)
+    const { rows: streamRows } = await this.pool.query<{ stream: string; version: number; position: number }>(this.sql.streams, [''])
+    const tabled = new Map(streamRows.map((row) => [row.stream, row]))
+    let streams = 0
+    for await (const { stream, head } of this.streams()) {
+      streams++
+      const last = lastOfStream.get(stream)
+      const row = tabled.get(stream)
+      if (!last || last.version !== head.version || last.position !== head.position) {
+        problems.push(`head of ${stream} says version ${head.version} at ${head.position}, log says ${last?.version ?? 0} at ${last?.position ?? 0}`)
+      }
+      if (!row || row.version !== last?.version || row.position !== last.position) {
+        problems.push(`streams row of ${stream} says version ${row?.version ?? 0} at ${row?.position ?? 0}, log says ${last?.version ?? 0} at ${last?.position ?? 0}`)
+      }
+      lastOfStream.delete(stream)
+    }
+    for (const stream of lastOfStream.keys()) problems.push(`${stream} has events but no streams row`)
+    return { events, streams, head: this.durablePosition, problems, quarantined: this.quarantinedRecords() }
+  }
+
+  async flush(): Promise<void> {
+    await this.committer.flushed()
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutDown()
+    return this.closing
+  }
+
+  /** The steps share one deadline, so a database that hangs holds shutdown for about the close timeout. */
+  private async shutDown(): Promise<void> {
+    const deadline = Date.now() + (this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS)
+    const left = () => Math.max(0, deadline - Date.now())
+    // Pending appends get their transaction (a failing one no more retries); a database that does not answer in time fails them.
+    if (!(await settlesWithin(this.committer.close(), left()))) this.committer.abandon()
+    this.listeners.clear()
+    // A transaction given up on may have committed: remove it now, while the lease is still this node's.
+    if (this.suspect || this.recovering) await settlesWithin(this.recover(), left())
+    await settlesWithin(Promise.allSettled([...this.noteWrites]), left())
+    this.released = true
+    // Ending the writer's session releases the lease; a statement under way is cut off with it.
+    const grace = Math.max(left(), CLOSE_GRACE_MS)
+    await settlesWithin(Promise.allSettled([this.writer.end(), this.listener.end(), this.pool.end()]), grace)
+  }
+
+  private assertWritable(): void {
+    if (this.closing) throw new StoreClosedError()
+  }
+
+  private assertReadable(): void {
+    if (this.released) throw new StoreClosedError()
+  }
+}
+
+/** Another writer took positions this node had assigned: the batch can never land at them. */
+export class PositionsTakenError extends Error {
+  override name = 'PositionsTakenError'
+  constructor(first: number, last: number, head: number) {
+    super(`positions ${first}..${last} cannot be written: the log's head is at ${head}, another writer took them`)
+  }
+}
+
+/** The event a row holds, upcast by `registry`, or why it cannot be had. */
+function decodeRow(row: StoredRow, registry: EventRegistry): { readonly event: RecordedEvent } | { readonly error: string; readonly bytes: number } {
+  let entries
+  try {
+    entries = decodeChunk(row.record)
+  } catch (error) {
+    return { error: (error as Error).message, bytes: row.record.length }
+  }
+  const entry = entries[0]
+  if (entries.length !== 1 || !entry) return { error: `the record holds ${entries.length} events, not one`, bytes: row.record.length }
+  if ('error' in entry) return entry
+  const stored = entry.event
+  if (stored.stream !== row.stream || stored.streamVersion !== row.stream_version) {
+    return { error: `the record says ${stored.stream} version ${stored.streamVersion}, its row ${row.stream} version ${row.stream_version}`, bytes: entry.bytes }
+  }
+  try {
+    return { event: { position: row.position, ...stored, data: registry.read(stored.type, stored.v, stored.data) } }
+  } catch (error) {
+    return { error: (error as Error).message, bytes: entry.bytes }
+  }
+}
+
+function validate(appends: readonly StreamAppend[]): void {
+  if (appends.length === 0) throw new InvalidAppendError('an atomic append needs at least one stream')
+  const seen = new Set<string>()
+  for (const { stream, events } of appends) {
+    if (!isValidStreamName(stream)) throw new InvalidAppendError(`invalid stream name ${JSON.stringify(stream)}`)
+    if (seen.has(stream)) throw new InvalidAppendError(`stream ${stream} appears twice in one atomic append`)
+    seen.add(stream)
+    if (events.length === 0) throw new InvalidAppendError('an append needs at least one event')
+  }
+}
+
+async function connect(connectionString: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString, types })
+  client.on('error', () => {})
+  await client.connect()
+  return client
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+type Statements = ReturnType<typeof statements>
+
+function statements(s: string) {
+  return {
+    head: `SELECT position FROM ${s}.log_head`,
+    lock: 'SELECT pg_advisory_lock(hashtextextended($1, 0))',
+    unlock: 'SELECT pg_advisory_unlock(hashtextextended($1, 0))',
+    // Data-modifying CTEs run once each, all on one snapshot; the outer query still sees log_head as it was.
+    writeBatch: `
+      WITH moved AS (
+        UPDATE ${s}.log_head SET position = $2 WHERE position = $1 - 1 RETURNING position
+      ), inserted AS (
+        INSERT INTO ${s}.events (position, stream, stream_version, type, record)
+        SELECT * FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::bytea[])
+        WHERE EXISTS (SELECT 1 FROM moved)
+      ), heads AS (
+        INSERT INTO ${s}.streams (stream, version, position)
+        SELECT * FROM unnest($8::text[], $9::bigint[], $10::bigint[])
+        WHERE EXISTS (SELECT 1 FROM moved)
+        ON CONFLICT (stream) DO UPDATE SET version = excluded.version, position = excluded.position
+      )
+      SELECT EXISTS (SELECT 1 FROM moved) AS moved,
+             (SELECT position FROM ${s}.log_head) AS previous,
+             CASE WHEN EXISTS (SELECT 1 FROM moved) THEN pg_notify($11, $12) END AS notified`,
+    recordsAt: `SELECT position, record FROM ${s}.events WHERE position = ANY($1::bigint[])`,
+    // The streams whose rows go; each gets back the head its remaining events give it, or goes when none remain.
+    removeAfter: `
+      WITH removed AS (
+        DELETE FROM ${s}.events WHERE position > $1 RETURNING stream
+      ), head AS (
+        UPDATE ${s}.log_head SET position = $1 WHERE position > $1
+      ), touched AS (
+        SELECT DISTINCT stream FROM removed
+      ), restored AS (
+        UPDATE ${s}.streams AS st SET version = last.stream_version, position = last.position
+        FROM touched, LATERAL (
+          SELECT stream_version, position FROM ${s}.events e
+          WHERE e.stream = touched.stream AND e.position <= $1 ORDER BY stream_version DESC LIMIT 1
+        ) AS last
+        WHERE st.stream = touched.stream
+      )
+      DELETE FROM ${s}.streams AS st USING touched
+      WHERE st.stream = touched.stream
+        AND NOT EXISTS (SELECT 1 FROM ${s}.events e WHERE e.stream = touched.stream AND e.position <= $1)`,
+    readAll: `SELECT position, stream, stream_version, record FROM ${s}.events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3`,
+    readStream: `
+      SELECT position, stream, stream_version, record FROM ${s}.events
+      WHERE stream = $1 AND stream_version > $2 AND stream_version <= $3 AND position <= $4
+      ORDER BY stream_version LIMIT $5`,
+    streamHead: `
+      SELECT stream_version, position FROM ${s}.events
+      WHERE stream = $1 AND position <= $2 ORDER BY stream_version DESC LIMIT 1`,
+    streams: `SELECT stream, version, position FROM ${s}.streams WHERE starts_with(stream, $1)`,
+    quarantine: `INSERT INTO ${s}.quarantine (position, reason, bytes) VALUES ($1, $2, $3) ON CONFLICT (position) DO NOTHING`,
+    saveSnapshot: `
+      INSERT INTO ${s}.snapshots (projection, key, position, payload) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (projection, key) DO UPDATE SET position = excluded.position, payload = excluded.payload`,
+    loadSnapshot: `SELECT position, payload FROM ${s}.snapshots WHERE projection = $1 AND key = $2`,
+    clearSnapshots: `DELETE FROM ${s}.snapshots WHERE projection = $1`,
+    othersWaiting: `
+      SELECT EXISTS (
+        SELECT 1 FROM pg_locks
+        WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND classid::text::bigint = (key.k >> 32) & 4294967295 AND objid::text::bigint = key.k & 4294967295
+      ) AS waiting
+      FROM (SELECT hashtextextended($1, 0) AS k) AS key`,
+  }
+}

@@ -1,0 +1,104 @@
+import type pg from 'pg'
+
+/**
+ * The log's tables in one PostgreSQL schema, and the migrations that create them. `migrate` runs on every open: it
+ * applies the migrations the schema does not have yet, each recorded in `schema_version`, all in one transaction
+ * under a transaction-level advisory lock, so nodes opening at once apply each migration exactly once (the others
+ * wait, then find nothing to do), and a failed migration leaves nothing half done.
+ *
+ *   events(position, stream, stream_version, type, record)   the log: `position` is the global order (primary key,
+ *                                                             gap-free), UNIQUE (stream, stream_version) backs the
+ *                                                             expected-version check, `record` is the event in the
+ *                                                             LevelDB store's record encoding (core/log/record.ts:
+ *                                                             self-checking, so damage shows as a checksum mismatch)
+ *   streams(stream, version, position)                       each stream's head, written with its events
+ *   log_head(position)                                       one row: the last position written (the writers' guard)
+ *   snapshots(projection, key, position, payload)            projection snapshots (derived data)
+ *   quarantine(position, reason, bytes)                      records found undecodable (a report, not the log)
+ */
+export const SCHEMA_VERSION = 1
+
+const MIGRATIONS: readonly { readonly version: number; readonly statements: (schema: string) => readonly string[] }[] = [
+  {
+    version: 1,
+    statements: (s) => [
+      `CREATE TABLE ${s}.events (
+        position bigint PRIMARY KEY CHECK (position > 0),
+        stream text NOT NULL,
+        stream_version bigint NOT NULL CHECK (stream_version > 0),
+        type text NOT NULL,
+        record bytea NOT NULL,
+        UNIQUE (stream, stream_version)
+      )`,
+      `CREATE TABLE ${s}.streams (
+        stream text PRIMARY KEY,
+        version bigint NOT NULL,
+        position bigint NOT NULL
+      )`,
+      `CREATE TABLE ${s}.log_head (
+        only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        position bigint NOT NULL
+      )`,
+      `INSERT INTO ${s}.log_head (position) VALUES (0)`,
+      `CREATE TABLE ${s}.snapshots (
+        projection text NOT NULL,
+        key text NOT NULL,
+        position bigint NOT NULL,
+        payload bytea NOT NULL,
+        PRIMARY KEY (projection, key)
+      )`,
+      `CREATE TABLE ${s}.quarantine (
+        position bigint PRIMARY KEY,
+        reason text NOT NULL,
+        bytes integer NOT NULL
+      )`,
+    ],
+  },
+]
+
+/** Schema names Quire accepts: plain lower-case identifiers, short enough to prefix a notification channel. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/
+
+export class SchemaNameError extends Error {
+  override name = 'SchemaNameError'
+}
+
+export class SchemaTooNewError extends Error {
+  override name = 'SchemaTooNewError'
+}
+
+/** `name` as a quoted identifier, after checking it is one Quire accepts. */
+export function quotedSchema(name: string): string {
+  if (!SCHEMA_NAME.test(name)) {
+    throw new SchemaNameError(`invalid PostgreSQL schema name ${JSON.stringify(name)}: use lower-case letters, digits and _ (at most 48), not starting with a digit`)
+  }
+  return `"${name}"`
+}
+
+/** Brings `schema` to SCHEMA_VERSION, creating it if needed; refuses one migrated by a newer Quire. */
+export async function migrate(client: pg.ClientBase, schema: string): Promise<void> {
+  const s = quotedSchema(schema)
+  await client.query('BEGIN')
+  try {
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`quire.migrate:${schema}`])
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`)
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.schema_version (
+      version integer PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`)
+    const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${s}.schema_version`)
+    const current = rows[0]?.version ?? 0
+    if (current > SCHEMA_VERSION) {
+      throw new SchemaTooNewError(`the log in PostgreSQL schema ${schema} has schema version ${current}, newer than this Quire knows (${SCHEMA_VERSION}): upgrade Quire`)
+    }
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue
+      for (const statement of migration.statements(s)) await client.query(statement)
+      await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [migration.version])
+    }
+    await client.query('COMMIT')
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
+  }
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { afterAll, beforeAll } from 'vitest'
+import { PostgresEventLog } from '../../adapters/postgres/postgresEventLog.js'
+import { startTestPostgres, type TestPostgres } from '../support/postgresServer.js'
+import { describeEventLogContract, type LogSetup, type LogSubject } from './eventLog.contract.js'
+
+/**
+ * The PostgreSQL log, each subject in a fresh schema of a database made for this file, on QUIRE_TEST_POSTGRES or a
+ * throwaway cluster (specs/support/postgresServer.ts). Damage is an UPDATE flipping the last byte of the stored
+ * record, which lies inside its event data, so it shows only in the record's checksum.
+ */
+let server: TestPostgres
+let database: string
+let admin: pg.Pool
+
+beforeAll(async () => {
+  server = await startTestPostgres()
+  database = await server.createDatabase()
+  admin = new pg.Pool({ connectionString: database, max: 2 })
+})
+
+afterAll(async () => {
+  await admin?.end()
+  await server?.stop()
+})
+
+async function openPostgresLog(setup: LogSetup): Promise<LogSubject> {
+  const schema = `contract_${randomBytes(6).toString('hex')}`
+  let current = setup
+  const open = (options: LogSetup) =>
+    PostgresEventLog.open(database, {
+      registry: options.registry,
+      schema,
+      ...(options.interceptWrite ? { interceptWrite: options.interceptWrite } : {}),
+      ...(options.writeRetryWindowMs !== undefined ? { writeRetryWindowMs: options.writeRetryWindowMs } : {}),
+      ...(options.closeTimeoutMs !== undefined ? { closeTimeoutMs: options.closeTimeoutMs } : {}),
+    })
+  let log = await open(current)
+  return {
+    get log() {
+      return log
+    },
+    async reopen(changes = {}) {
+      await log.close()
+      current = { ...current, ...changes }
+      log = await open(current)
+      return log
+    },
+    async damageRecord(position) {
+      const { rowCount } = await admin.query(
+        `UPDATE "${schema}".events SET record = set_byte(record, length(record) - 1, get_byte(record, length(record) - 1) # 255) WHERE position = $1`,
+        [position],
+      )
+      if (rowCount !== 1) throw new Error(`no record at position ${position} to damage`)
+    },
+    async dispose() {
+      await log.close()
+      await admin.query(`DROP SCHEMA "${schema}" CASCADE`)
+    },
+  }
+}
+
+describeEventLogContract('PostgreSQL PostgresEventLog', openPostgresLog)
