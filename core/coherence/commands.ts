@@ -261,6 +261,17 @@ export class CoherenceCommands {
     this.reads.note(connection, read)
   }
 
+  /**
+   * The files a connection read since its last write, other than `written`, in the same workspace: the inputs its next
+   * capture will name. The file commands give those without an identity one first (spec §9.4 adoption), so the edge
+   * can be recorded.
+   */
+  readPaths(connection: string, written: string): string[] {
+    if (!this.settings.state.trackProvenance) return []
+    const root = this.rootOf(written)
+    return this.reads.peek(connection).flatMap((read) => (read.path !== written && root !== undefined && this.rootOf(read.path) === root ? [read.path] : []))
+  }
+
   /** A connection ended: its reads are nobody's inputs. */
   forgetConnection(connection: string): void {
     this.reads.forget(connection)
@@ -396,9 +407,13 @@ export class CoherenceCommands {
     return ledger.exclusive(async () => {
       const before = await ledger.view({ forWriting: true })
       if (!before.initialized) return before
-      const scan = await scanWorkspace(root)
+      // Quire's own data directory may sit inside a workspace (`--workspace ~`): it is never content.
+      const scan = await scanWorkspace(root, { ownDataDirectories: [this.home] })
       const outcome = reconcile(before.projection, scan.files)
-      this.scanned.set(root, { absent: new Set(outcome.absent), held: new Set(outcome.held.map((entry) => entry.object)) })
+      // An object is absent only if a complete scan did not find it: a truncated scan, or a folder that could not be
+      // listed, says nothing about the files it did not reach.
+      const absent = scan.complete ? outcome.absent : []
+      this.scanned.set(root, { absent: new Set(absent), held: new Set(outcome.held.map((entry) => entry.object)) })
       const planned = plannedEntries(outcome, revisionId)
       if (planned.length === 0 || before.read.futureFormat > 0) return before
       const at = new Date(this.now())
@@ -448,6 +463,10 @@ function agentOf(saved: SavedText): Pick<TransformationBody, 'agent' | 'intent' 
       // G1: the reads Quire saw under-approximate what an assistant knew.
       confidence: 'inferred',
     }
+  }
+  if (saved.actor.kind === 'system') {
+    // Spec §9.4 adoption: the file as it was, taken in because an assistant used it; nobody knows what it came from.
+    return { agent: { type: 'external' }, intent: { kind: 'observed-external', summary: 'adopted as the input of an assistant write' }, confidence: 'unknown' }
   }
   if (saved.actor.kind === 'disk') {
     return { agent: { type: 'external' }, intent: { kind: 'observed-external', summary: 'change seen on disk' }, confidence: 'unknown' }

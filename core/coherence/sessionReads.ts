@@ -43,6 +43,11 @@ export class SessionReads {
     return reads === undefined ? [] : [...reads.values()]
   }
 
+  /** The connection's reads, left in place. */
+  peek(connection: string): SessionRead[] {
+    return [...(this.byConnection.get(connection)?.values() ?? [])]
+  }
+
   forget(connection: string): void {
     this.byConnection.delete(connection)
   }

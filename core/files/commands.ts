@@ -27,6 +27,9 @@ import type { CoherenceCommands } from '../coherence/commands.js'
 
 export type Journaled = 'yes' | 'pending' | 'no'
 
+/** Quire itself saving a file an assistant read, to give it its coherence identity (no connection, no principal). */
+const ADOPTION: Caller = { actor: SYSTEM, connection: 'coherence', principal: null }
+
 /** A part of a document to read: `length` UTF-16 code units from `offset` (to the end when absent). */
 export interface ReadRange {
   readonly offset: number
@@ -284,6 +287,7 @@ export class FileCommands {
         }
         if (options.approval) alongside.push(this.approvals.consumption(options.approval, caller.actor))
         const journaled = await this.record(tab.docId, { path, sha256: digest, length: text.length, revisionPosition, reason: 'save' }, caller, alongside)
+        if (caller.actor.kind === 'mcp') await this.adoptInputs(caller.connection, path)
         // In the file's save queue, so captures of one file are in the order of its saves.
         await this.coherence.captureSave({ path, text, actor: caller.actor, connection: caller.actor.kind === 'mcp' ? caller.connection : null, tool: options.tool })
         return { revision, journaled }
@@ -320,6 +324,25 @@ export class FileCommands {
       await this.documentCommands.write({ docId: tab.docId, content: (current) => this.coherence.identityFor(path, current) ?? current, actor: SYSTEM })
     } catch (error) {
       if (!isQuireError(error)) throw error
+    }
+  }
+
+  /**
+   * Spec §9.4 adoption: the files an assistant read before this save become objects first (identity assigned, saved,
+   * captured as adopted), so its capture can name them as inputs. A document with unsaved changes is not adopted:
+   * saving it would write the person's unfinished edits; it is left out of the inputs instead.
+   */
+  private async adoptInputs(connection: string, written: string): Promise<void> {
+    for (const path of this.coherence.readPaths(connection, written)) {
+      const docId = this.workspace.state.documentsByPath.get(path)
+      const document = docId === undefined ? undefined : await this.documents.get(docId)
+      const tab = docId === undefined ? undefined : this.workspace.state.tabsOfDocument(docId)[0]
+      if (!document || !tab || document.dirty || this.coherence.identityFor(path, document.content) === undefined) continue
+      try {
+        await this.persist(tab, path, ADOPTION, { tool: 'coherence.adopt' })
+      } catch (error) {
+        if (!isQuireError(error)) throw error
+      }
     }
   }
 

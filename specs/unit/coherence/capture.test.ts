@@ -147,3 +147,40 @@ describe('captures of saves', () => {
     expect(logged).toHaveLength(4)
   })
 })
+
+describe('spec §9.4 adoption of an assistant\'s inputs', () => {
+  it('a file the assistant read that was never captured is adopted (identity, observed-external root), so the edge exists', async () => {
+    const root = await folder('quire-adopt-', { 'elena.md': '# Elena\n', 'ch3.md': '# Chapter 3\n' })
+    const session = await inProcess([root], { principal: 'claude' })
+    try {
+      await session.quire.services.settings.set('trackProvenance', true, USER)
+      const elena = await open(session, join(root, 'elena.md'))
+      await read(session, elena)
+      await write(session, await open(session, join(root, 'ch3.md')), '# Chapter 3\n\nElena fights.\n')
+      expect(await readFile(join(root, 'elena.md'), 'utf8')).toMatch(/^---\nvmark:\n {2}id: [0-9a-f-]{36}\n---\n# Elena\n$/)
+      const [adopted, written] = await transformations(root)
+      expect(adopted!.body).toMatchObject({ inputs: [], agent: { type: 'external' }, confidence: 'unknown' })
+      expect(written!.body.inputs).toEqual([{ object: adopted!.body.outputs[0].object, revision: adopted!.body.outputs[0].revision, role: 'direct' }])
+    } finally {
+      await session.close()
+    }
+  })
+
+  it('a read document with unsaved changes is not adopted (that would save the person\'s unfinished edit): it is left out', async () => {
+    const root = await folder('quire-adopt-', { 'elena.md': '# Elena\n', 'ch3.md': '# Chapter 3\n' })
+    const session = await inProcess([root], { principal: 'claude' })
+    try {
+      const services = session.quire.services
+      await services.settings.set('trackProvenance', true, USER)
+      const elena = await open(session, join(root, 'elena.md'))
+      await services.documents.write({ docId: (await services.engine.views.workspace.state.tabs.get(elena))!.docId, content: '# Elena\n\nUnsaved.\n', actor: USER })
+      await read(session, elena)
+      await write(session, await open(session, join(root, 'ch3.md')), '# Chapter 3\n\nElena fights.\n')
+      expect(await readFile(join(root, 'elena.md'), 'utf8')).toBe('# Elena\n')
+      const [written] = await transformations(root)
+      expect(written!.body.inputs).toEqual([])
+    } finally {
+      await session.close()
+    }
+  })
+})
