@@ -3,6 +3,7 @@ import type { DocumentRepository } from '../documents/documentRepository.js'
 import type { EventLog } from '../log/eventLog.js'
 import type { IntegrityReport } from '../log/eventLog.js'
 import type { DocumentState } from '../documents/documentState.js'
+import { verifyLedgers, type LedgerVerification } from '../coherence/verifyLedgers.js'
 
 export interface DocumentMismatch {
   readonly docId: string
@@ -13,6 +14,8 @@ export interface VerifyReport {
   readonly integrity: IntegrityReport
   readonly documents: number
   readonly mismatches: readonly DocumentMismatch[]
+  /** The coherence ledgers' lines the log holds, found in their workspaces' segments (workspaces gone are listed). */
+  readonly coherence: LedgerVerification & { readonly missingWorkspaces: readonly string[] }
   readonly ok: boolean
 }
 
@@ -40,8 +43,9 @@ export async function verify(engine: Verifiable): Promise<VerifyReport> {
     rebuilt?.destroy()
     if (!wasLoaded) engine.documents.evict(docId)
   }
-  const ok = integrity.problems.length === 0 && integrity.quarantined.length === 0 && mismatches.length === 0
-  return { integrity, documents: ids.length, mismatches, ok }
+  const coherence = await verifyLedgers(engine.store)
+  const ok = integrity.problems.length === 0 && integrity.quarantined.length === 0 && mismatches.length === 0 && coherence.problems.length === 0
+  return { integrity, documents: ids.length, mismatches, coherence, ok }
 }
 
 /** What differs between two states of one document, in words; empty when they are the same. */

@@ -184,3 +184,27 @@ describe('spec §9.4 adoption of an assistant\'s inputs', () => {
     }
   })
 })
+
+describe('quire verify covers the coherence ledgers', () => {
+  it('every logged line is found in its segment; a line lost from the segment is a problem', async () => {
+    const { verify } = await import('../../../core/audit/verify.js')
+    const root = await folder('quire-verify-', { 'elena.md': '# Elena\n' })
+    const session = await inProcess([root], { principal: 'claude' })
+    try {
+      const services = session.quire.services
+      await services.settings.set('trackProvenance', true, USER)
+      await services.files.save(await open(session, join(root, 'elena.md')), PERSON)
+      const good = await verify(services.engine)
+      expect(good.ok).toBe(true)
+      expect(good.coherence).toMatchObject({ workspaces: 1, lines: 2, problems: [] })
+      const segment = join(root, '.vmark/ledger', (await readdir(join(root, '.vmark/ledger'))).find((name) => name.endsWith('.jsonl'))!)
+      const [first] = (await readFile(segment, 'utf8')).split('\n')
+      await writeFile(segment, `${first}\n`)
+      const bad = await verify(services.engine)
+      expect(bad.ok).toBe(false)
+      expect(bad.coherence.problems).toHaveLength(1)
+    } finally {
+      await session.close()
+    }
+  })
+})
