@@ -7,10 +7,11 @@ export interface Region {
   readonly placeholder: Placeholder
 }
 
-interface Line {
-  readonly start: number
-  /** End of the content, before `\r\n` or `\n`. */
-  readonly end: number
+/** The document's lines: line `i` spans `[starts[i], ends[i])`, its content without the `\r\n` or `\n` ending. */
+interface Lines {
+  readonly count: number
+  readonly starts: Int32Array
+  readonly ends: Int32Array
 }
 
 export interface BlockScan {
@@ -57,16 +58,28 @@ function fenceCloser(marker: string): RegExp {
   return closer
 }
 
-function splitLines(text: string): Line[] {
-  const lines: Line[] = []
+/** Two flat arrays rather than an object per line: a megabyte of prose has tens of thousands of lines. */
+function splitLines(text: string): Lines {
+  let starts = new Int32Array(Math.max(16, text.length >> 5))
+  let ends = new Int32Array(starts.length)
+  let count = 0
   let start = 0
   for (;;) {
-    const newline = text.indexOf('\n', start)
-    if (newline === -1) {
-      lines.push({ start, end: text.length })
-      return lines
+    if (count === starts.length) {
+      const grownStarts = new Int32Array(count * 2)
+      const grownEnds = new Int32Array(count * 2)
+      grownStarts.set(starts)
+      grownEnds.set(ends)
+      starts = grownStarts
+      ends = grownEnds
     }
-    lines.push({ start, end: newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline })
+    const newline = text.indexOf('\n', start)
+    starts[count] = start
+    if (newline === -1) {
+      ends[count++] = text.length
+      return { count, starts, ends }
+    }
+    ends[count++] = newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline
     start = newline + 1
   }
 }
@@ -80,26 +93,23 @@ export const normaliseLabel = (label: string): string => label.trim().replace(/[
  * paragraph unformatted is harmless, rewriting code is not.
  */
 export function scanBlocks(text: string, skipReferenceSections: boolean): BlockScan {
-  const lines = splitLines(text)
-  const content = (index: number): string => {
-    const line = lines[index]!
-    return text.slice(line.start, line.end)
-  }
+  const { count, starts, ends } = splitLines(text)
+  const content = (index: number): string => text.slice(starts[index]!, ends[index]!)
   const regions: Region[] = []
   const labels = new Set<string>()
-  const protect = (from: number, to: number) => regions.push({ start: lines[from]!.start, end: lines[to]!.end, placeholder: BLOCK })
+  const protect = (from: number, to: number) => regions.push({ start: starts[from]!, end: ends[to]!, placeholder: BLOCK })
   const findLine = (from: number, test: (line: string) => boolean): number => {
-    for (let index = from; index < lines.length; index++) if (test(content(index))) return index
+    for (let index = from; index < count; index++) if (test(content(index))) return index
     return -1
   }
   const untilBlank = (from: number): number => {
     const blank = findLine(from + 1, (line) => BLANK.test(line))
-    return blank === -1 ? lines.length - 1 : blank - 1
+    return blank === -1 ? count - 1 : blank - 1
   }
 
   let index = 0
   // YAML front matter: `---` on the very first line, closed by `---` or `...`.
-  if (lines.length > 1 && content(0) === '---') {
+  if (count > 1 && content(0) === '---') {
     const close = findLine(1, (line) => line === '---' || line === '...')
     if (close !== -1) {
       protect(0, close)
@@ -110,9 +120,10 @@ export function scanBlocks(text: string, skipReferenceSections: boolean): BlockS
   // Inside a list, indented lines after a blank line are list paragraphs, not code: a list item starts a list, an
   // unindented non-item line ends it.
   let inList = false
-  for (; index < lines.length; index++) {
+  for (; index < count; index++) {
     // Fast path: a line that cannot start a block (most prose) only updates the blank-line and list state.
-    const { start: lineStart, end: lineEnd } = lines[index]!
+    const lineStart = starts[index]!
+    const lineEnd = ends[index]!
     let first = lineStart
     let code = text.charCodeAt(first)
     while (first < lineEnd && (code === 0x20 || code === 0x09)) code = text.charCodeAt(++first)
@@ -140,7 +151,7 @@ export function scanBlocks(text: string, skipReferenceSections: boolean): BlockS
       const marker = fence[2]!
       const closing = fenceCloser(marker)
       const close = findLine(index + 1, (candidate) => closing.test(candidate))
-      to = close === -1 ? lines.length - 1 : close
+      to = close === -1 ? count - 1 : close
     } else if (lead === '$' && MATH_OPEN.test(line)) {
       const rest = line.replace(MATH_OPEN, '')
       if (rest.trimEnd().endsWith('$$') && rest.trim().length >= 2) to = index
@@ -152,20 +163,20 @@ export function scanBlocks(text: string, skipReferenceSections: boolean): BlockS
       // No other block starts with this character.
     } else if (/^[ \t]{0,3}<!--/.test(line)) {
       const close = findLine(index, (candidate) => candidate.includes('-->'))
-      to = close === -1 ? lines.length - 1 : close
+      to = close === -1 ? count - 1 : close
     } else if (HTML_RAW_OPEN.test(line)) {
       const tag = HTML_RAW_OPEN.exec(line)![1]!.toLowerCase()
       const close = findLine(index, (candidate) => candidate.toLowerCase().includes(`</${tag}>`))
-      to = close === -1 ? lines.length - 1 : close
+      to = close === -1 ? count - 1 : close
     } else if (/^[ \t]{0,3}<\?/.test(line)) {
       const close = findLine(index, (candidate) => candidate.includes('?>'))
-      to = close === -1 ? lines.length - 1 : close
+      to = close === -1 ? count - 1 : close
     } else if (/^[ \t]{0,3}<!\[CDATA\[/.test(line)) {
       const close = findLine(index, (candidate) => candidate.includes(']]>'))
-      to = close === -1 ? lines.length - 1 : close
+      to = close === -1 ? count - 1 : close
     } else if (/^[ \t]{0,3}<![A-Za-z]/.test(line)) {
       const close = findLine(index, (candidate) => candidate.includes('>'))
-      to = close === -1 ? lines.length - 1 : close
+      to = close === -1 ? count - 1 : close
     } else if (HTML_NAMED_OPEN.test(line) || (previousBlank && HTML_LONE_TAG.test(line))) {
       to = untilBlank(index)
     } else if (REFERENCE_DEFINITION.test(line)) {
@@ -176,7 +187,7 @@ export function scanBlocks(text: string, skipReferenceSections: boolean): BlockS
     ) {
       // Indented code: runs over blank lines while lines stay indented; trailing blank lines are not part of it.
       let last = index
-      for (let next = index + 1; next < lines.length; next++) {
+      for (let next = index + 1; next < count; next++) {
         const candidate = content(next)
         if (BLANK.test(candidate)) continue
         if (!/^(?: {4}|[ ]{0,3}\t)/.test(candidate)) break
@@ -189,7 +200,7 @@ export function scanBlocks(text: string, skipReferenceSections: boolean): BlockS
         const heading = HEADING.exec(candidate)
         return heading !== null && heading[1]!.length <= level
       })
-      to = next === -1 ? lines.length - 1 : next - 1
+      to = next === -1 ? count - 1 : next - 1
     }
     if (to >= from) {
       protect(from, to)

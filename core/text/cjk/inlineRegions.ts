@@ -30,7 +30,64 @@ const INTERESTING = (() => {
   for (const char of '\\`<$[]@hHfFwW\uE000\uE001\uE002\uE003\uE004') table[char.charCodeAt(0)] = 1
   return table
 })()
-const WORD_CHAR = /[A-Za-z0-9_]/
+/** `[A-Za-z0-9_]` by code unit: what a bare URL or an email may not follow or start inside of. */
+const WORD_CODE = (() => {
+  const table = new Uint8Array(0x10000)
+  for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_') table[char.charCodeAt(0)] = 1
+  return table
+})()
+/** The first letters of `http://`, `https://`, `ftp://` and `www.`, either case. */
+const URL_LEAD = (() => {
+  const table = new Uint8Array(0x10000)
+  for (const char of 'hHfFwW') table[char.charCodeAt(0)] = 1
+  return table
+})()
+/** Whether the second letter fits a URL start (`ht`, `ft`, `ww`): most `h`, `f` and `w` in prose begin plain words. */
+const urlMayStart = (text: string, at: number): boolean => {
+  const second = text.charCodeAt(at + 1) | 0x20
+  return (text.charCodeAt(at) | 0x20) === 0x77 ? second === 0x77 : second === 0x74
+}
+
+interface BacktickRuns {
+  readonly positions: number[]
+  next: number
+}
+
+/**
+ * The start of every backtick run in `[from, to)` by run length, as CommonMark reads them left to right: `\` and
+ * an ASCII punctuation character are an escape pair, so a backtick after an odd run of backslashes is escaped and a
+ * run starts after it.
+ */
+function backtickRuns(text: string, from: number, to: number): Map<number, BacktickRuns> {
+  const runs = new Map<number, BacktickRuns>()
+  let at = text.indexOf('`', from)
+  while (at !== -1 && at < to) {
+    let slashes = 0
+    while (at - slashes - 1 >= from && text.charCodeAt(at - slashes - 1) === 0x5c) slashes++
+    if (slashes % 2 === 1) at++
+    let end = at
+    while (end < to && text.charCodeAt(end) === 0x60) end++
+    if (end > at) {
+      const entry = runs.get(end - at)
+      if (entry === undefined) runs.set(end - at, { positions: [at], next: 0 })
+      else entry.positions.push(at)
+    }
+    at = text.indexOf('`', end)
+  }
+  return runs
+}
+
+/** Where the paragraph holding `at` ends: the `\n` that a blank line (or the stretch's end) follows, or `to`. */
+function blankLineAfter(text: string, at: number, to: number): number {
+  for (let newline = text.indexOf('\n', at); newline !== -1 && newline < to; newline = text.indexOf('\n', newline + 1)) {
+    let next = newline + 1
+    while (next < to && (text.charCodeAt(next) === 0x20 || text.charCodeAt(next) === 0x09)) next++
+    if (next === to) return newline
+    const code = text.charCodeAt(next)
+    if (code === 0x0a || (code === 0x0d && next + 1 < to && text.charCodeAt(next + 1) === 0x0a)) return newline
+  }
+  return to
+}
 const EMAIL_LOCAL_CHAR = /[A-Za-z0-9._%+-]/
 const MAX_LABEL = 1_000
 /** How far an inline math span may reach; inline math is short, and the bound keeps `$`-heavy lines linear. */
@@ -105,26 +162,12 @@ function linkTargetEnd(text: string, open: number, limit: number): number {
 
 export function scanInline(text: string, from: number, to: number, labels: ReadonlySet<string>, regions: Region[]): void {
   const add = (start: number, end: number, placeholder: Region['placeholder']) => regions.push({ start, end, placeholder })
-  // Backtick runs of this stretch by length, for code-span closers; each list is consumed front to back.
-  const runs = new Map<number, { positions: number[]; next: number }>()
-  // Searches run on the stretch itself, never past it: a document is scanned stretch by stretch between blocks.
-  const stretch = text.slice(from, to)
-  if (stretch.includes('`')) {
-    for (const match of stretch.matchAll(/\\[!-/:-@[-`{-~]|`+/g)) {
-      if (match[0][0] !== '`') continue
-      const entry = runs.get(match[0].length) ?? { positions: [], next: 0 }
-      entry.positions.push(from + match.index)
-      runs.set(match[0].length, entry)
-    }
-  }
+  // Backtick runs of this stretch by length, for code-span closers; each list is consumed front to back. Collected
+  // when the first backtick is met: most stretches of prose have none.
+  let runs: Map<number, BacktickRuns> | undefined
   let paragraphEnd = -1
   const endOfParagraph = (at: number): number => {
-    if (paragraphEnd < at) {
-      const blank = /\n[ \t]*(?:\r?\n|$)/g
-      blank.lastIndex = at - from
-      const match = blank.exec(stretch)
-      paragraphEnd = match ? from + match.index : to
-    }
+    if (paragraphEnd < at) paragraphEnd = blankLineAfter(text, at, to)
     return paragraphEnd
   }
   const openers: Opener[] = []
@@ -149,6 +192,7 @@ export function scanInline(text: string, from: number, to: number, labels: Reado
       let end = at
       while (end < to && text[end] === '`') end++
       const length = end - at
+      runs ??= backtickRuns(text, from, to)
       const entry = runs.get(length) ?? { positions: [], next: 0 }
       while (entry.next < entry.positions.length && entry.positions[entry.next]! <= at) entry.next++
       const close = entry.positions[entry.next]
@@ -213,7 +257,7 @@ export function scanInline(text: string, from: number, to: number, labels: Reado
       // Links cannot contain links: earlier `[` openers become literal text.
       for (let index = openers.length - 1; index >= 0; index--) if (openers[index]!.length === 1) openers.splice(index, 1)
       at = close
-    } else if ('hHfFwW'.includes(char) && (at === from || !WORD_CHAR.test(text[at - 1]!)) && matchAt(URL_START, text, at, to) !== -1) {
+    } else if (URL_LEAD[code] === 1 && (at === from || WORD_CODE[text.charCodeAt(at - 1)] !== 1) && urlMayStart(text, at) && matchAt(URL_START, text, at, to) !== -1) {
       const end = bareUrlEnd(text, at, to, openers.length > 0)
       add(at, end, WORD)
       at = end
@@ -221,7 +265,7 @@ export function scanInline(text: string, from: number, to: number, labels: Reado
       // An email: walk back over the local part (not into an earlier region), then match forwards from its start.
       let start = at
       while (start > floor && at - start < 64 && EMAIL_LOCAL_CHAR.test(text[start - 1]!)) start--
-      while (start < at && !WORD_CHAR.test(text[start]!)) start++
+      while (start < at && WORD_CODE[text.charCodeAt(start)] !== 1) start++
       const end = start < at ? matchAt(EMAIL, text, start, to) : -1
       if (end > at) {
         let trimmed = end
