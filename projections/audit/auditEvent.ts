@@ -92,6 +92,8 @@ export function summarize(event: RecordedEvent): string {
       return `${data.approvalId} ${data.decision}${data.scope !== undefined && data.scope !== 'once' ? ` for the ${data.scope}` : ''}`
     case 'browser.action':
       return browserStory(dataOf(event, BrowserActionRecorded))
+    case 'coherence.appended':
+      return coherenceStory(data.lines as readonly string[], data.segment as string, data.recovered === true)
     case 'approval.consumed':
       return `${data.approvalId}`
     case 'setting.changed':
@@ -126,3 +128,19 @@ function jsonSafe(value: unknown): unknown {
 }
 
 const abbreviate = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
+
+/** What a coherence append recorded: each line's kind (and a resolution's edge), as the ledger's entries say. */
+function coherenceStory(lines: readonly string[], segment: string, recovered: boolean): string {
+  const kinds = lines.map((line) => {
+    try {
+      const entry = JSON.parse(line) as { kind?: unknown; body?: { edge?: { txf?: unknown; input?: unknown }; delegation?: unknown } }
+      const edge = entry.body?.edge
+      if ((entry.kind === 'ratification' || entry.kind === 'waiver') && edge !== undefined) return `${entry.kind} of ${String(edge.txf)}#${String(edge.input)}`
+      if (entry.kind === 'delegation') return `delegation ${String(entry.body?.delegation)}`
+      return String(entry.kind)
+    } catch {
+      return 'unreadable line'
+    }
+  })
+  return `${kinds.join(', ')} to ${segment}${recovered ? ' (recovered after a crash)' : ''}`
+}
