@@ -2,6 +2,7 @@ import { cpus, loadavg } from 'node:os'
 import { appendBenchmark } from './append.js'
 import { applyPatchBenchmark } from './applyPatch.js'
 import { browserBenchmark } from './browser.js'
+import { coherenceBenchmark } from './coherence.js'
 import { coldOpenBenchmark } from './coldOpen.js'
 import { fanoutBenchmark } from './fanout.js'
 import { ingestBenchmark } from './ingest.js'
@@ -27,12 +28,13 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
  * QUIRE_BENCH_RSS_RUNS, QUIRE_BENCH_TRANSFORM_RUNS, QUIRE_BENCH_PATCH_RUNS, QUIRE_BENCH_VALIDATE_RUNS,
  * QUIRE_ACTIONLINT_CORPUS, QUIRE_BENCH_FANOUT_RATE, QUIRE_BENCH_FANOUT_MS; for the mcp-* benchmarks QUIRE_BENCH_MCP_MS
  * (phase length) and QUIRE_BENCH_MCP_NODE_ARGS (Node flags for the servers, e.g. --cpu-prof); QUIRE_BENCH_BROWSER_MS
- * (the browser benchmark's phase length).
+ * (the browser benchmark's phase length); QUIRE_BENCH_COHERENCE_FILES, QUIRE_BENCH_COHERENCE_ENTRIES and
+ * QUIRE_BENCH_COHERENCE_APPENDS (the coherence workspace's size and the appends timed).
  */
 
 const benchmarks: readonly Benchmark[] = [
   appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark,
-  transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark, browserBenchmark,
+  transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark, browserBenchmark, coherenceBenchmark,
 ]
 
 const args = process.argv.slice(2)
