@@ -4,6 +4,8 @@ import { serveTools } from './defineTool.js'
 import { SERVER_INSTRUCTIONS } from './instructions.js'
 import { browserTool } from './tools/browser.js'
 import { browserReadTool } from './tools/browserRead.js'
+import { coherenceTool } from './tools/coherence.js'
+import { coherenceResolveTool } from './tools/coherenceResolve.js'
 import { commentsTool } from './tools/comments.js'
 import { documentTool } from './tools/document.js'
 import { selectionTool } from './tools/selection.js'
@@ -13,7 +15,7 @@ import { workspaceTool } from './tools/workspace.js'
 import { enginePrincipal } from './browserCalls.js'
 
 /** The tools, in the order `tools/list` names them. Only tools that really work are served; the finished surface is the ten tools of TOOLS.md. */
-export const TOOLS = [sessionTool, workspaceTool, documentTool, workflowTool, selectionTool, commentsTool, browserTool, browserReadTool] as const
+export const TOOLS = [sessionTool, workspaceTool, documentTool, workflowTool, selectionTool, commentsTool, browserTool, browserReadTool, coherenceTool, coherenceResolveTool] as const
 
 /** One MCP server per MCP session (the SDK binds a server to one transport). */
 export function createMcpServer(context: ToolContext): McpServer {

@@ -1,7 +1,8 @@
 /**
- * Tool annotations (TOOLS.md §12.7) for the tools registered so far: ANN.1 (session), ANN.2 (browser_read), ANN.4
- * (browser), ANN.6 (workspace, document, workflow, selection, comments) and ANN.7 (console_clear lives in browser), as
- * a client sees them in tools/list over stdio and HTTP.
+ * Tool annotations (TOOLS.md §12.7): ANN.1 (session), ANN.2 (browser_read), ANN.3 (coherence), ANN.4 (browser), ANN.5
+ * (coherence_resolve), ANN.6 (workspace, document, workflow, selection, comments), ANN.7 (console_clear lives in
+ * browser, resolve in coherence_resolve) and APPR.11 (only the read-only tools may be auto-approved), as a client sees
+ * them in tools/list over stdio and HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TRANSPORTS, rig, type Rig, type Transport } from '../support/conformance.js'
@@ -42,5 +43,23 @@ describe.each<Transport>(TRANSPORTS)('annotations over %s', (transport) => {
   it('ANN.7 console_clear lives in browser, not in the read-only browser_read', () => {
     expect(actions.get('browser')).toContain('console_clear')
     expect(actions.get('browser_read')).not.toContain('console_clear')
+  })
+
+  it('ANN.3 coherence declares readOnlyHint: true', () => {
+    expect(annotations.get('coherence')).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+  })
+
+  it('ANN.5 coherence_resolve declares readOnlyHint: false and destructiveHint: true', () => {
+    expect(annotations.get('coherence_resolve')).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+  })
+
+  it('ANN.7 resolve lives in coherence_resolve, not in the read-only coherence', () => {
+    expect(actions.get('coherence_resolve')).toEqual(['resolve'])
+    expect(actions.get('coherence')).not.toContain('resolve')
+  })
+
+  it('APPR.11 session, browser_read and coherence are the only tools annotated read-only (auto-approvable)', () => {
+    const readOnly = [...annotations].filter(([, hints]) => hints?.readOnlyHint === true).map(([name]) => name)
+    expect(readOnly.sort()).toEqual(['browser_read', 'coherence', 'session'])
   })
 })
