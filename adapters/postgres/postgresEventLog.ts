@@ -225,7 +225,14 @@ export class PostgresEventLog implements EventLog {
     validate(appends)
     // Unknown types and invalid payloads are refused before the append waits for the writer lease.
     const versions = appends.map(({ events }) => events.map((event) => this.options.registry.prepare(event.type, event.data)))
-    const leave = await this.lease.enter()
+    let leave: () => void
+    try {
+      leave = await this.lease.enter()
+    } catch (error) {
+      // Closing ends the writer connection under an append still waiting for the lease.
+      this.assertWritable()
+      throw error
+    }
     try {
       this.assertWritable()
       await Promise.all(appends.filter(({ stream }) => !this.heads.has(stream)).map(({ stream }) => this.streamHead(stream)))

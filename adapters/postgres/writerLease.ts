@@ -37,6 +37,7 @@ export class WriterLease {
   private yielding = false
   private heldSince = 0
   private checkingWaiters = false
+  private releaseScheduled = false
   private waiters: (() => void)[] = []
 
   constructor(
@@ -75,8 +76,26 @@ export class WriterLease {
     }
   }
 
-  /** Releases the lease if nothing needs it any more; otherwise sees whether it is time to make way for another node. */
+  /**
+   * Releases the lease if nothing needs it any more, after the callbacks of the batch just settled have run: callers
+   * acknowledged by it usually append again at once, and giving the lease up between their batches would cost a
+   * release, a lock and a catch-up per batch. Otherwise sees whether it is time to make way for another node.
+   */
   settle(): void {
+    if (this.state !== 'held') return
+    if (this.users > 0 || this.options.busy()) {
+      this.considerYielding()
+      return
+    }
+    if (this.releaseScheduled) return
+    this.releaseScheduled = true
+    setImmediate(() => {
+      this.releaseScheduled = false
+      this.releaseIfIdle()
+    })
+  }
+
+  private releaseIfIdle(): void {
     if (this.state !== 'held') return
     if (this.users > 0 || this.options.busy()) {
       this.considerYielding()

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll } from 'vitest'
 import { PostgresEventLog } from '../../adapters/postgres/postgresEventLog.js'
-import { startTestPostgres, type TestPostgres } from '../support/postgresServer.js'
+import { usePostgresDatabase } from '../support/postgresServer.js'
 import { describeEventLogContract, type LogSetup, type LogSubject } from './eventLog.contract.js'
 
 /**
@@ -10,26 +10,22 @@ import { describeEventLogContract, type LogSetup, type LogSubject } from './even
  * throwaway cluster (specs/support/postgresServer.ts). Damage is an UPDATE flipping the last byte of the stored
  * record, which lies inside its event data, so it shows only in the record's checksum.
  */
-let server: TestPostgres
-let database: string
+const database = usePostgresDatabase()
 let admin: pg.Pool
 
-beforeAll(async () => {
-  server = await startTestPostgres()
-  database = await server.createDatabase()
-  admin = new pg.Pool({ connectionString: database, max: 2 })
+beforeAll(() => {
+  admin = new pg.Pool({ connectionString: database(), max: 2 })
 })
 
 afterAll(async () => {
   await admin?.end()
-  await server?.stop()
 })
 
 async function openPostgresLog(setup: LogSetup): Promise<LogSubject> {
   const schema = `contract_${randomBytes(6).toString('hex')}`
   let current = setup
   const open = (options: LogSetup) =>
-    PostgresEventLog.open(database, {
+    PostgresEventLog.open(database(), {
       registry: options.registry,
       schema,
       ...(options.interceptWrite ? { interceptWrite: options.interceptWrite } : {}),

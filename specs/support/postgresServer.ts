@@ -4,6 +4,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, wri
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import pg from 'pg'
+import { afterAll, beforeAll } from 'vitest'
 
 /**
  * A PostgreSQL server for tests, and fresh databases on it.
@@ -26,6 +27,26 @@ export interface TestPostgres {
 }
 
 const SOCKET_PORT = 5432
+
+/**
+ * For a test file: a server started before its tests (QUIRE_TEST_POSTGRES or a throwaway cluster) with one database
+ * made for the file, both gone after them. Returns the database's connection string, once `beforeAll` has run.
+ */
+export function usePostgresDatabase(): () => string {
+  let server: TestPostgres | undefined
+  let database: string | undefined
+  beforeAll(async () => {
+    server = await startTestPostgres()
+    database = await server.createDatabase()
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+  return () => {
+    if (!database) throw new Error('the test database is made in beforeAll: ask for it inside a test or hook')
+    return database
+  }
+}
 
 export async function startTestPostgres(): Promise<TestPostgres> {
   const given = process.env['QUIRE_TEST_POSTGRES']
