@@ -12,6 +12,8 @@ import { createHash } from 'node:crypto'
 import { readdir, readFile, writeFile, appendFile, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { textContentHash } from '../../core/coherence/hashing.js'
+import { revisionId } from '../../core/coherence/revision.js'
 import { USER } from '../../core/events/actor.js'
 import {
   TRANSPORTS, cli, files, folder, getState, inProcess, logHead, ok, open, plain, put, read, removeAll, rig, write, type Json, type Rig, type Transport,
@@ -309,6 +311,41 @@ describe.each<Transport>(TRANSPORTS)('coherence over %s', (transport) => {
     expect(quarantined[0]!.startsWith(OTHER_WRITER)).toBe(true)
     expect(await readFile(join(w, '.vmark/ledger/quarantine', quarantined[0]!), 'utf8')).toMatch(/^# line \d+, .+\n\{"format":0,"id":"not a line\n/)
     expect(ok(await call('status')).quarantined).toBe(1)
+  })
+
+  it('COH.EDGES.4 every state reaches the client: stale-contradicted, stale-unknown, unpinnable, fresh again, diverged, diverged-multi-head', async () => {
+    const [row] = await edges()
+    const claims = await list('claims')
+    const fed = claims.filter((claim) => claim.maturity === 'established' && claim.visible && claim.invalidAt === null).sort((a, b) => (a.claim < b.claim ? -1 : 1))
+    const fingerprint = `sha256:${createHash('sha256').update(fed.map((claim) => `${claim.claim}=${claim.entryId}\n`).join('')).digest('hex')}`
+    const entries = await ourEntries(w, writer)
+    const head = entries.filter((entry) => entry.kind === 'transformation' && entry.body.outputs[0].object === elenaObject).at(-1).body.outputs[0].revision
+    const check = (verdict: string) =>
+      handLine('check-result', { edge: { txf: row.txf, input: row.input }, pinned: row.pinned, checked_against: head, verdict, model: 'hand-written', prompt_version: '1', evidence: [], confidence: 0.5, context: DEFAULT_CONTEXT, claims_fingerprint: fingerprint }).line
+    await appendForeign(w, check('contradiction'))
+    expect((await edges()).map((edge) => edge.state)).toEqual(['stale-contradicted'])
+    await appendForeign(w, check('unknown'))
+    expect((await edges()).map((edge) => edge.state)).toEqual(['stale-unknown'])
+
+    // The default context pins the upstream: at a revision the ledger lacks, at the edge's own pin, on another branch.
+    const defaultPath = join(w, '.vmark/contexts/default.json')
+    const manifest = JSON.parse(await readFile(defaultPath, 'utf8'))
+    const select = (selections: Record<string, string>) => writeFile(defaultPath, JSON.stringify({ ...manifest, selections }))
+    await select({ [elenaObject]: `rev1:${'0'.repeat(64)}` })
+    expect((await edges()).map((edge) => edge.state)).toEqual(['unpinnable'])
+    await select({ [elenaObject]: row.pinned })
+    expect(await edges()).toEqual([])
+    expect(ok(await call('status')).open_items).toBe(0)
+    // Another writer's revision of the upstream from nothing (a second root): a branch apart from the pin.
+    const contentHash = textContentHash('# Elena\n\nAs another clone has her.\n')
+    const sibling = revisionId(contentHash, [])
+    await appendForeign(w, handLine('transformation', { inputs: [], outputs: [{ object: elenaObject, revision: sibling, content_hash: contentHash, parents: [] }], agent: { type: 'human' }, intent: { kind: 'editor-save', summary: 'other clone' }, confidence: 'exact' }).line)
+    await select({ [elenaObject]: sibling })
+    expect((await edges()).map((edge) => edge.state)).toEqual(['diverged'])
+    // Live again: the upstream now has two heads.
+    await select({})
+    expect((await edges()).map((edge) => edge.state)).toEqual(['diverged-multi-head'])
+    for (const state of ['stale-contradicted', 'stale-unknown', 'unpinnable', 'diverged', 'diverged-multi-head']) expect(EDGE_STATES).toContain(state)
   })
 })
 
