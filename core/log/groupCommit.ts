@@ -2,9 +2,18 @@ import { JournalWriteError } from './errors.js'
 
 /**
  * Group commit: appends from concurrent callers share one synced LevelDB batch. While a batch is being written,
- * new appends queue up; when it lands, everything queued goes out as the next batch. One caller alone pays one
- * synced write; 64 callers pay about one synced write between them. No caller is told "done" before its batch is
- * on disk, and batches land strictly in order, so positions on disk are always a contiguous prefix.
+ * new appends queue up; when it lands, everything queued goes out as the next batch at once, before anyone hears
+ * that the first one landed. One caller alone pays one synced write; 64 callers pay about one synced write between
+ * them. No caller is told "done" before its batch is on disk, and batches land strictly in order (one write at a
+ * time), so positions on disk are always a contiguous prefix.
+ *
+ * The disk cuts the batches, not a timer. When a write lands with nothing queued behind it, the disk falls idle,
+ * and the appenders it just released are about to come back (their continuations run right after the ack). The next
+ * batch then closes as soon as they are all back, or, on a disk whose synced write costs less than their coming
+ * back does, once half of them are: the two halves then take turns, one on the disk while the other's JavaScript
+ * runs, at the price of one more synced write per turn (see `closesEarly`). Only an append that finds the disk
+ * idle with no one due back (the first after a pause) waits for the end of the current turn, so that appends made
+ * in the same turn share its write.
  *
  * A failed write is retried with backoff, same batch, same order, for a bounded time (a disk that is full for a
  * moment must not fail anyone). When the disk still refuses it after that, the batch fails, and so does every
@@ -12,7 +21,6 @@ import { JournalWriteError } from './errors.js'
  * owner can take those positions back before any caller hears of it, and the committer is ready for the next
  * append at once.
  */
-
 export interface BatchOperation {
   readonly type: 'put'
   readonly key: Uint8Array
@@ -44,6 +52,8 @@ export interface GroupCommitOptions {
    * (every submitted append from it on failed).
    */
   readonly onFailed?: (firstPosition: number) => void
+  /** Clock (ms) for timing writes and how fast released appenders come back; tests drive it by hand. */
+  readonly now?: () => number
 }
 
 const DEFAULT_RETRY_WINDOW_MS = 5_000
@@ -61,33 +71,90 @@ export class GroupCommitter<Operation = BatchOperation> {
   private generation = 0
   private wakeRetry: (() => void) | undefined
   private readonly maxOperations: number
+  /** Appends the last write acked while nothing was queued behind it (0 once a batch is cut): due back soon. */
+  private released = 0
+  private releasedAt = 0
+  /** How long a one-append synced write takes (a moving average): the fixed cost of a write, measured. */
+  private oneAppendWriteMs: number | undefined
+  /** How long released appenders took to come back, per append (a moving average): their JavaScript. */
+  private comebackMs: number | undefined
+  private endOfTurnScheduled = false
+  private readonly now: () => number
 
   constructor(
     private readonly write: (operations: Operation[]) => Promise<void>,
     private readonly options: GroupCommitOptions = {},
   ) {
     this.maxOperations = options.maxOperations ?? 16_384
+    this.now = options.now ?? (() => performance.now())
   }
 
-  private returning = 0
-  private scheduled = false
   submit(append: PendingAppend<Operation>): void {
     this.queue.push(append)
     this.submittedPosition = Math.max(this.submittedPosition, append.lastPosition)
+    // With a write in flight, the append goes out when it returns.
     if (this.writing) return
-    if (this.returning > 0 && this.queue.length * 2 >= this.returning) {
-      this.returning = 0
-      this.writing = this.drain()
-      return
+    if (this.released > 0 && this.closesNow()) this.startWriting()
+    else this.closeAtEndOfTurn()
+  }
+
+  /**
+   * Whether the batch waiting for the appenders the last write released closes now: when they are all back, or
+   * when half are back and taking turns pays (`turnsPay`, judged on the JavaScript they took to come back so far).
+   */
+  private closesNow(): boolean {
+    const back = this.queue.length
+    if (back >= this.released) {
+      this.measuredComeback((this.now() - this.releasedAt) / back)
+      return true
     }
-    if (this.scheduled) return
-    this.scheduled = true
-    setImmediate(() => {
-      this.scheduled = false
-      if (this.writing || this.queue.length === 0) return
-      this.returning = 0
-      this.writing = this.drain()
-    })
+    if (back * 2 < this.released) return false
+    const perAppendMs = (this.now() - this.releasedAt) / back
+    if (!this.turnsPay(this.released, perAppendMs)) return false
+    this.measuredComeback(perAppendMs)
+    return true
+  }
+
+  /**
+   * Whether `appenders` that each take `perAppendMs` of JavaScript to come back are better served by two batches
+   * taking turns than by one. One batch keeps the disk idle for the whole turn's JavaScript; two cost one more
+   * synced write per turn, whose fixed cost is about what a one-append write takes. So: turns pay when the
+   * JavaScript of a whole turn costs more than that write (a disk with a cheap fsync and many appenders), and never
+   * before both have been measured.
+   */
+  private turnsPay(appenders: number, perAppendMs: number | undefined): boolean {
+    if (perAppendMs === undefined || this.oneAppendWriteMs === undefined) return false
+    return perAppendMs * appenders > this.oneAppendWriteMs
+  }
+
+  /**
+   * After a write lands: whether the appends queued behind it go out at once. They do when they are a turn of their
+   * own (at least half of the appenders) and turns pay. Otherwise they wait for the appenders just acked to come
+   * back, so that the two groups merge into one batch (a slow disk) or split evenly (`closesNow`): left to
+   * themselves, a small group and a big one would keep taking turns for ever.
+   */
+  private queuedGoOut(landed: number): boolean {
+    const queued = this.queue.length
+    if (queued === 0) return false
+    const appenders = landed + queued
+    return queued * 2 >= appenders && this.turnsPay(appenders, this.comebackMs)
+  }
+
+  /** For appends that found the disk idle and nobody due back, or released appenders that did not all come back. */
+  private closeAtEndOfTurn(): void {
+    if (this.endOfTurnScheduled) return
+    this.endOfTurnScheduled = true
+    setImmediate(this.endOfTurn)
+  }
+
+  private readonly endOfTurn = (): void => {
+    this.endOfTurnScheduled = false
+    if (!this.writing && this.queue.length > 0) this.startWriting()
+  }
+
+  private startWriting(): void {
+    this.released = 0
+    this.writing = this.drain()
   }
 
   /** The last write error while a batch is still being retried, else undefined. */
@@ -114,7 +181,12 @@ export class GroupCommitter<Operation = BatchOperation> {
 
   /** Resolves once nothing is queued or being written. */
   async settled(): Promise<void> {
-    while (this.writing) await this.writing
+    for (;;) {
+      // Appends waiting for their batch to close go out now: nobody waits for a batch to fill on the way out.
+      if (!this.writing && this.queue.length > 0) this.startWriting()
+      if (!this.writing) return
+      await this.writing
+    }
   }
 
   /**
@@ -134,18 +206,24 @@ export class GroupCommitter<Operation = BatchOperation> {
   private async drain(): Promise<void> {
     const generation = this.generation
     try {
-      // Let the appenders acked by the previous batch (whose continuations are still queued microtasks) append
-      // again before this batch is cut; otherwise batches alternate between one append and all the others.
       while (this.queue.length > 0 && generation === this.generation) {
         const batch = this.takeBatch()
         this.inFlight = batch
-        const operations = batch.flatMap((append) => append.operations)
-        const error = await this.writeWithRetry(operations, generation)
+        const operations: Operation[] = []
+        for (const append of batch) for (const operation of append.operations) operations.push(operation)
+        const error = await this.writeWithRetry(operations, generation, batch.length === 1)
         if (generation !== this.generation) return
         this.inFlight = []
         if (error === undefined) {
           this.committed(batch)
-          if (this.queue.length === 0) this.returning = batch.length
+          // The acked appenders' continuations run after this turn. Unless what is queued goes out now, the loop
+          // ends here and the next batch closes as they come back (`submit`).
+          if (!this.queuedGoOut(batch.length)) {
+            this.released = batch.length + this.queue.length
+            this.releasedAt = this.now()
+            if (this.queue.length > 0) this.closeAtEndOfTurn()
+            break
+          }
         } else {
           // Everything queued behind the failed batch holds later positions: it cannot land before the batch does.
           const behind = this.queue
@@ -204,13 +282,15 @@ export class GroupCommitter<Operation = BatchOperation> {
   }
 
   /** Writes `operations`, retrying failures within the retry window; returns the last error when it gave up. */
-  private async writeWithRetry(operations: Operation[], generation: number): Promise<unknown> {
+  private async writeWithRetry(operations: Operation[], generation: number, oneAppend: boolean): Promise<unknown> {
     let delay = this.options.retryDelayMs ?? 50
     const window = this.options.retryWindowMs ?? DEFAULT_RETRY_WINDOW_MS
     let firstFailure: number | undefined
     for (;;) {
       try {
+        const started = this.now()
         await this.write(operations)
+        if (oneAppend && firstFailure === undefined) this.measuredOneAppendWrite(this.now() - started)
         this.lastError = undefined
         return undefined
       } catch (error) {
@@ -232,4 +312,15 @@ export class GroupCommitter<Operation = BatchOperation> {
       }
     }
   }
+
+  private measuredOneAppendWrite(ms: number): void {
+    this.oneAppendWriteMs = movingAverage(this.oneAppendWriteMs, ms)
+  }
+
+  private measuredComeback(perAppendMs: number): void {
+    this.comebackMs = movingAverage(this.comebackMs, perAppendMs)
+  }
 }
+
+const movingAverage = (average: number | undefined, sample: number): number =>
+  average === undefined ? sample : average + (sample - average) / 8
