@@ -7,6 +7,20 @@ import { CJK_TRANSFORM_KINDS, transformText } from '../../core/text/cjk/transfor
 import { findProtectedRegions as legacyRegions } from '../oracle/cjkLegacy/protectedRegions.js'
 import { spaceCjkEnglish as legacySpaceCjkEnglish, spaceCjkLatin as legacySpaceCjkLatin } from '../oracle/cjkLegacy/spacing.js'
 import { transformText as legacyTransform } from '../oracle/cjkLegacy/transform.js'
+import * as dashes from '../../core/text/cjk/format/dashes.js'
+import * as normalise from '../../core/text/cjk/format/normalise.js'
+import { formatProse } from '../../core/text/cjk/format/pipeline.js'
+import * as punctuationRules from '../../core/text/cjk/format/punctuationRules.js'
+import * as quotes from '../../core/text/cjk/format/quotes.js'
+import * as spacingRules from '../../core/text/cjk/format/spacingRules.js'
+import * as whitespace from '../../core/text/cjk/format/whitespace.js'
+import * as legacyDashes from '../oracle/cjkLegacy/format/dashes.js'
+import * as legacyNormalise from '../oracle/cjkLegacy/format/normalise.js'
+import { formatProse as legacyFormatProse } from '../oracle/cjkLegacy/format/pipeline.js'
+import * as legacyPunctuationRules from '../oracle/cjkLegacy/format/punctuationRules.js'
+import * as legacyQuotes from '../oracle/cjkLegacy/format/quotes.js'
+import * as legacySpacingRules from '../oracle/cjkLegacy/format/spacingRules.js'
+import * as legacyWhitespace from '../oracle/cjkLegacy/format/whitespace.js'
 import { fuzzParameters } from '../support/fuzz.js'
 
 /**
@@ -33,6 +47,11 @@ const mix = (groups: readonly (readonly string[])[], maxLength = 40) =>
   fc.array(fc.oneof(...groups.map((group) => fc.constantFrom(...group))), { maxLength }).map((pieces) => pieces.join(''))
 const markdown = mix([CJK, CJK, LATIN, NUMBER, PUNCTUATION, FULLWIDTH, SPACE, MARKDOWN])
 const masked = mix([CJK, CJK, LATIN, NUMBER, PUNCTUATION, FULLWIDTH, SPACE, PLACEHOLDER])
+/** Short strings over few characters, one or two of each kind a rule looks at, so that every rule fires often. */
+const dense = fc
+  .array(fc.constantFrom('中', '𠀀', '한', 'a', '1', ' ', ' ', '\t', '/', '(', ')', '，', '$', '%', '-', '--', '——', '.', '!', '"', "'", '“', '”', '‘', '’', '「', '！', '\n', '\r\n', '\uE000', '\uE002', '\uE003'), { maxLength: 14 })
+  .map((units) => units.join(''))
+const prose = fc.oneof(masked, dense)
 
 const settings: fc.Arbitrary<CjkFormattingSettings> = fc
   .record({
@@ -68,7 +87,44 @@ describe('the scanners equal the implementation they replaced', () => {
     same(spaceCjkLatin, legacySpaceCjkLatin, masked)
     same((input) => spaceCjkLatin(input, findProtectedRegions(input)), (input) => legacySpaceCjkLatin(input, legacyRegions(input)), markdown)
   })
-  it('DOC.TRANSFORM.3 cjkEnglishSpacing', () => same(spaceCjkEnglish, legacySpaceCjkEnglish, masked, 1000))
+  it('DOC.TRANSFORM.3 cjkEnglishSpacing', () => same(spaceCjkEnglish, legacySpaceCjkEnglish, prose, 1000))
+  it.each([
+    ['ellipsisNormalization', normalise.normaliseEllipsis, legacyNormalise.normaliseEllipsis, ['中', 'a', '.', ' ', '\t', '\n']],
+    ['fullwidthAlphanumeric', normalise.normaliseFullwidthAlphanumeric, legacyNormalise.normaliseFullwidthAlphanumeric, ['中', 'Ａ', '１', 'ｚ', '０', 'a']],
+    ['fullwidthPunctuation', punctuationRules.convertFullwidthPunctuation, legacyPunctuationRules.convertFullwidthPunctuation, ['中', '𠀀', 'a', '1', ',', '.', '!', '?', ' ', '」', '「', '\n', '..']],
+    ['fullwidthParentheses', punctuationRules.convertFullwidthParentheses, legacyPunctuationRules.convertFullwidthParentheses, ['中', 'a', '(', ')', '\n', ' ']],
+    ['fullwidthBrackets', punctuationRules.convertFullwidthBrackets, legacyPunctuationRules.convertFullwidthBrackets, ['中', 'a', '[', ']', '\n', ' ']],
+    ['consecutivePunctuationLimit 1', (input: string) => punctuationRules.limitConsecutivePunctuation(input, 1), (input: string) => legacyPunctuationRules.limitConsecutivePunctuation(input, 1), ['中', '！', '？', '!']],
+    ['consecutivePunctuationLimit 2', (input: string) => punctuationRules.limitConsecutivePunctuation(input, 2), (input: string) => legacyPunctuationRules.limitConsecutivePunctuation(input, 2), ['中', '！', '？', '!']],
+    ['dashConversion', dashes.convertDashes, legacyDashes.convertDashes, ['中', 'a', '-', ' ', '”', '\uE000']],
+    ['emdashSpacing', dashes.spaceEmDashes, legacyDashes.spaceEmDashes, ['中', 'a', '——', '—', ' ', '”']],
+    ...(['curly', 'corner', 'guillemets'] as const).flatMap((style) => [true, false].map((contextual) => [
+      `smartQuoteConversion ${style}${contextual ? ' contextual' : ''}`,
+      (input: string) => quotes.convertSmartQuotes(input, style, contextual),
+      (input: string) => legacyQuotes.convertSmartQuotes(input, style, contextual),
+      ['中', 'a', '"', "'", ' ', '\n'],
+    ] as const)),
+    ['cjkCornerQuotes', quotes.convertToCornerQuotes, legacyQuotes.convertToCornerQuotes, ['中', 'a', '“', '”', '‘', '’', '\n']],
+    ['cjkNestedQuotes', quotes.convertNestedCornerQuotes, legacyQuotes.convertNestedCornerQuotes, ['中', '「', '」', '\n']],
+    ['quoteSpacing', (input: string) => quotes.spaceQuotes(input, '“', '”'), (input: string) => legacyQuotes.spaceQuotes(input, '“', '”'), ['中', 'a', '“', '”', '——', ' ', '，', '\n']],
+    ['singleQuoteSpacing', (input: string) => quotes.spaceQuotes(input, '‘', '’'), (input: string) => legacyQuotes.spaceQuotes(input, '‘', '’'), ['中', 'a', '‘', '’', '——', ' ', '，', '\n']],
+    ['cjkParenthesisSpacing', spacingRules.spaceCjkParentheses, legacySpacingRules.spaceCjkParentheses, ['中', '𠀀', 'a', '(', ')', ' ']],
+    ['currencySpacing', spacingRules.fixCurrencySpacing, legacySpacingRules.fixCurrencySpacing, ['$', '¥', '€', ' ', '\t', '1', 'a']],
+    ['slashSpacing', spacingRules.fixSlashSpacing, legacySpacingRules.fixSlashSpacing, ['中', '𠀀', 'a', '\uE000', '/', ' ', '\t', '\n']],
+    ['spaceCollapsing', whitespace.collapseSpaces, legacyWhitespace.collapseSpaces, ['中', 'a', ' ', '\t', '，', '。', '\n', '\r']],
+    ['trailingSpaceRemoval', (input: string) => whitespace.removeTrailingSpaces(input, false), (input: string) => legacyWhitespace.removeTrailingSpaces(input, false), ['a', ' ', '\t', '\n', '\r']],
+    ['trailingSpaceRemoval with hard breaks', (input: string) => whitespace.removeTrailingSpaces(input, true), (input: string) => legacyWhitespace.removeTrailingSpaces(input, true), ['a', ' ', '\t', '\n', '\r']],
+    ['newlineCollapsing', whitespace.collapseNewlines, legacyWhitespace.collapseNewlines, ['a', ' ', '\t', '\n', '\r']],
+  ] as const)('DOC.TRANSFORM.3 %s', (_name, ours, legacy, focus: readonly string[]) =>
+    same(ours, legacy, fc.oneof(prose, fc.array(fc.constantFrom(...focus), { maxLength: 16 }).map((units) => units.join(''))), 1500))
+  it('DOC.TRANSFORM.3 the whole cjk-format pipeline on masked text, under any settings', () => {
+    fc.assert(
+      fc.property(prose, settings, (input, chosen) => {
+        expect(JSON.stringify(formatProse(input, chosen))).toBe(JSON.stringify(legacyFormatProse(input, chosen)))
+      }),
+      fuzzParameters({ numRuns: RUNS }),
+    )
+  })
   it.each(CJK_TRANSFORM_KINDS)('DOC.TRANSFORM.2 %s with default settings', (kind) => {
     same((input) => transformText(kind, input), (input) => legacyTransform(kind, input), markdown)
   })

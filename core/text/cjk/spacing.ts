@@ -221,8 +221,8 @@ export function spaceCjkEnglish(text: string): string {
         while (FORMAT_CLASS[text.charCodeAt(after)] === F_OPENER) after++
         if (left === F_CJK ? wordOrNumberAt(text, after) : cjkAt(text, after)) {
           output ??= new UnitOutput(length + (length >> 4) + 16)
-          copyInto(output, text, copied, gap)
-          output.reserve(1)[output.length++] = 0x20
+          output.copy(text, copied, gap)
+          output.push(0x20)
           copied = gap
         }
         at = after
@@ -234,8 +234,8 @@ export function spaceCjkEnglish(text: string): string {
     }
     if (left !== F_OTHER && (left === F_CJK ? kind !== F_CJK && wordOrNumberAt(text, at) : kind === F_CJK)) {
       output ??= new UnitOutput(length + (length >> 4) + 16)
-      copyInto(output, text, copied, at)
-      output.reserve(1)[output.length++] = 0x20
+      output.copy(text, copied, at)
+      output.push(0x20)
       copied = at
     }
     // What the character leaves for the next one: a digit followed by a unit suffix ends a number too.
@@ -246,13 +246,7 @@ export function spaceCjkEnglish(text: string): string {
     at += width
   }
   if (output === undefined) return text
-  copyInto(output, text, copied, length)
+  output.copy(text, copied, length)
   return output.toString()
 }
 
-function copyInto(output: UnitOutput, text: string, from: number, to: number): void {
-  const units = output.reserve(to - from)
-  let w = output.length
-  for (let index = from; index < to; index++) units[w++] = text.charCodeAt(index)
-  output.length = w
-}

@@ -28,6 +28,18 @@ export class UnitOutput {
     return this.units
   }
 
+  /** Appends `text[from, to)`. */
+  copy(text: string, from: number, to: number): void {
+    const units = this.reserve(to - from)
+    let w = this.length
+    for (let at = from; at < to; at++) units[w++] = text.charCodeAt(at)
+    this.length = w
+  }
+
+  push(code: number): void {
+    this.reserve(1)[this.length++] = code
+  }
+
   toString(): string {
     const bytes = Buffer.from(this.units.buffer, this.units.byteOffset, this.length * 2)
     if (!LITTLE_ENDIAN) return Buffer.from(bytes).swap16().toString('utf16le')

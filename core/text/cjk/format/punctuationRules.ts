@@ -46,6 +46,6 @@ export const convertFullwidthBrackets = (text: string): string => text.replace(B
 
 /** `consecutivePunctuationLimit`: runs of one repeated `！` or `？` are cut to `limit` (0 = off). */
 export function limitConsecutivePunctuation(text: string, limit: 0 | 1 | 2): string {
-  if (limit === 0) return text
+  if (limit === 0 || (!text.includes('！！') && !text.includes('？？'))) return text
   return text.replace(/！{2,}|？{2,}/g, (run) => run.slice(0, limit))
 }

@@ -21,12 +21,13 @@ export function convertSmartQuotes(text: string, style: QuoteStyle, contextual: 
   const cjkContext = (match: string, offset: number, source: string) =>
     CJK_RE.test(match) || CJK_RE.test(source.slice(Math.max(0, offset - 2), offset)) ||
     CJK_RE.test(source.slice(offset + match.length, offset + match.length + 2))
-  const doubled = text.replace(DOUBLE_PAIR, (match: string, inner: string, offset: number, source: string) => {
+  const doubled = !text.includes('"') ? text : text.replace(DOUBLE_PAIR, (match: string, inner: string, offset: number, source: string) => {
     const cjk = cjkContext(match, offset, source)
     if (contextual && !cjk) return match
     const [open, close] = (style === 'corner' && !cjk ? STYLES.curly : STYLES[style]).double
     return open + inner + close
   })
+  if (!doubled.includes("'")) return doubled
   return doubled.replace(SINGLE_PAIR, (_match: string, inner: string) => {
     const [open, close] = STYLES[style].single
     return open + inner + close
@@ -35,6 +36,7 @@ export function convertSmartQuotes(text: string, style: QuoteStyle, contextual: 
 
 /** `cjkCornerQuotes`: curly quotes around CJK content become corner quotes (“中文” → 「中文」, ‘中文’ → 『中文』). */
 export function convertToCornerQuotes(text: string): string {
+  if (!text.includes('“') && !text.includes('‘')) return text
   return text
     .replace(new RegExp(`“([^“”\\n]*${CJK}[^“”\\n]*)”`, 'gu'), '「$1」')
     .replace(new RegExp(`‘([^‘’\\n]*${CJK}[^‘’\\n]*)’`, 'gu'), '『$1』')
@@ -54,6 +56,14 @@ export function convertNestedCornerQuotes(text: string): string {
   return out
 }
 
+/** One quote pair on a line, per pair of quote characters (compiled once, not per call). */
+const PAIRS = new Map<string, RegExp>()
+const pairPattern = (open: string, close: string): RegExp => {
+  let pattern = PAIRS.get(open + close)
+  if (pattern === undefined) PAIRS.set(open + close, (pattern = new RegExp(`${open}[^${open}${close}\\n]*${close}`, 'gu')))
+  return pattern
+}
+
 const OUTSIDE = `(?:${CJK}|${LATIN_WORD}|——)`
 const ENDS_OUTSIDE = new RegExp(`${OUTSIDE}$`, 'u')
 const STARTS_OUTSIDE = new RegExp(`^${OUTSIDE}`, 'u')
@@ -65,8 +75,8 @@ const STARTS_OUTSIDE = new RegExp(`^${OUTSIDE}`, 'u')
  * pairs on one line, so the apostrophe in `don’t` is never split.
  */
 export function spaceQuotes(text: string, open: string, close: string): string {
-  const pair = new RegExp(`${open}[^${open}${close}\\n]*${close}`, 'gu')
-  return text.replace(pair, (quoted: string, offset: number, source: string) => {
+  if (!text.includes(open)) return text
+  return text.replace(pairPattern(open, close), (quoted: string, offset: number, source: string) => {
     const before = source.slice(Math.max(0, offset - 2), offset)
     const after = source.slice(offset + quoted.length, offset + quoted.length + 2)
     const spaceBefore = ENDS_OUTSIDE.test(before) ? ' ' : ''

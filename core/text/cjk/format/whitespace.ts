@@ -1,30 +1,96 @@
-import { FULLWIDTH_SPACED_PUNCTUATION, classEscape } from '../characters.js'
+import { FULLWIDTH_SPACED_PUNCTUATION } from '../characters.js'
+import { UnitOutput } from '../unitOutput.js'
 
-const FULLWIDTH = `[${classEscape(FULLWIDTH_SPACED_PUNCTUATION)}]`
-/** Spaces inside a line: not indentation (nothing but spaces before), not trailing (only spaces after). */
-const INNER_RUN = /(?<=[^ \t\r\n])[ \t]{2,}(?=[^ \t\r\n])/g
-const AROUND_FULLWIDTH = new RegExp(`(?<=[^ \\t\\r\\n])[ \\t]+(?=${FULLWIDTH})|(?<=${FULLWIDTH})[ \\t]+(?=[^ \\t\\r\\n])`, 'gu')
+/** `，。！？；：、（）【】《》「」『』〈〉` by code unit (all BMP). */
+const FULLWIDTH_UNIT = (() => {
+  const table = new Uint8Array(0x10000)
+  for (const char of FULLWIDTH_SPACED_PUNCTUATION) table[char.charCodeAt(0)] = 1
+  return table
+})()
+
+const isBlank = (code: number): boolean => code === 0x20 || code === 0x09
+/** A character that may stand next to a collapsed run: anything but a space, a tab, `\r` or `\n` (or the text's edge). */
+const isSolid = (code: number): boolean => code === code && code !== 0x20 && code !== 0x09 && code !== 0x0d && code !== 0x0a
+
+/** The next space or tab at or after `at`, or -1; tabs are rare, so each kind is searched for natively. */
+class BlankFinder {
+  private space: number
+  private tab: number
+  constructor(private readonly text: string) {
+    this.space = text.indexOf(' ')
+    this.tab = text.indexOf('\t')
+  }
+  next(at: number): number {
+    if (this.space !== -1 && this.space < at) this.space = this.text.indexOf(' ', at)
+    if (this.tab !== -1 && this.tab < at) this.tab = this.text.indexOf('\t', at)
+    if (this.space === -1) return this.tab
+    return this.tab === -1 || this.space < this.tab ? this.space : this.tab
+  }
+}
 
 /**
  * `spaceCollapsing`: runs of spaces inside a line become one, and spaces touching full-width punctuation go (it
  * carries its own space: `中文， English` → `中文，English`). Indentation and trailing spaces are left alone: the
- * first is Markdown structure, the second is `trailingSpaceRemoval`'s (hard breaks).
+ * first is Markdown structure, the second is `trailingSpaceRemoval`'s (hard breaks). One pass over the runs of
+ * spaces and tabs: a run between two solid characters becomes one space, and one with full-width punctuation on a
+ * side (and a solid character on the other) goes.
  */
-export const collapseSpaces = (text: string): string => text.replace(INNER_RUN, ' ').replace(AROUND_FULLWIDTH, '')
+export function collapseSpaces(text: string): string {
+  const blanks = new BlankFinder(text)
+  let output: UnitOutput | undefined
+  let copied = 0
+  for (let start = blanks.next(0); start !== -1; ) {
+    let end = start + 1
+    while (isBlank(text.charCodeAt(end))) end++
+    const before = start > 0 ? text.charCodeAt(start - 1) : NaN
+    const after = text.charCodeAt(end)
+    let replacement = -1
+    if ((isSolid(before) && FULLWIDTH_UNIT[after] === 1) || (FULLWIDTH_UNIT[before] === 1 && isSolid(after))) replacement = 0
+    else if (end - start >= 2 && isSolid(before) && isSolid(after)) replacement = 1
+    if (replacement !== -1) {
+      output ??= new UnitOutput(text.length)
+      output.copy(text, copied, start)
+      if (replacement === 1) output.push(0x20)
+      copied = end
+    }
+    start = blanks.next(end)
+  }
+  if (output === undefined) return text
+  output.copy(text, copied, text.length)
+  return output.toString()
+}
 
 /**
  * `trailingSpaceRemoval`: trailing spaces and tabs go; with `preserveTwoSpaceHardBreaks`, two or more spaces ending a
  * non-blank line that another line follows stay (a Markdown hard break). Line endings (`\n`, `\r\n`) are kept.
  */
 export function removeTrailingSpaces(text: string, preserveHardBreaks: boolean): string {
-  return text.replace(/(?<![ \t])[ \t]+(?=\r?\n|$)/g, (run: string, offset: number, source: string) => {
-    if (!preserveHardBreaks || !/^ {2,}$/.test(run)) return ''
-    const end = offset + run.length
-    if (end === source.length) return ''
-    const lineStart = source.lastIndexOf('\n', offset - 1) + 1
-    return offset > lineStart ? run : ''
-  })
+  let output: UnitOutput | undefined
+  let copied = 0
+  let lineStart = 0
+  for (;;) {
+    const newline = text.indexOf('\n', lineStart)
+    const lineEnd = newline === -1 ? text.length : newline > lineStart && text.charCodeAt(newline - 1) === 0x0d ? newline - 1 : newline
+    let start = lineEnd
+    while (start > lineStart && isBlank(text.charCodeAt(start - 1))) start--
+    if (start < lineEnd && !(preserveHardBreaks && newline !== -1 && start > lineStart && onlySpaces(text, start, lineEnd) && lineEnd - start >= 2)) {
+      output ??= new UnitOutput(text.length)
+      output.copy(text, copied, start)
+      copied = lineEnd
+    }
+    if (newline === -1) break
+    lineStart = newline + 1
+  }
+  if (output === undefined) return text
+  output.copy(text, copied, text.length)
+  return output.toString()
 }
+
+function onlySpaces(text: string, from: number, to: number): boolean {
+  for (let at = from; at < to; at++) if (text.charCodeAt(at) !== 0x20) return false
+  return true
+}
+
 
 /** `newlineCollapsing`: at most one blank line in a row (whitespace-only lines count as blank); line endings kept. */
 export const collapseNewlines = (text: string): string =>
