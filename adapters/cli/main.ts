@@ -13,6 +13,7 @@ import { mcpCommand } from './commands/mcp.js'
 import { agentCommand, approvalsCommand, divergenceCommand, historyCommand, settingsCommand } from './commands/person.js'
 import { commentsCommand } from './commands/comments.js'
 import { reviewCommand } from './commands/review.js'
+import { coherenceCommand } from './commands/coherence.js'
 import { serveCommand } from './commands/serve.js'
 import { verifyCommand } from './commands/verify.js'
 import { USAGE, UsageError } from './usage.js'
@@ -37,6 +38,7 @@ const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean; raw?: 
   divergence: { run: divergenceCommand },
   comments: { run: commentsCommand },
   review: { run: reviewCommand },
+  coherence: { run: coherenceCommand },
   status: { run: statusCommand },
 }
 

@@ -32,6 +32,12 @@ commands:
   comments list|add|reply|resolve|reopen|delete PATH_OR_ID ...
                           review threads: list; add --from N --to N BODY (anchored to those character
                           offsets); reply COMMENT_ID BODY; resolve|reopen|delete COMMENT_ID
+  coherence status [ROOT] | edges [ROOT]
+                          a workspace's coherence ledger (.vmark/): its status, and the derived documents gone
+                          stale since their sources changed (ROOT defaults to the only open workspace)
+  coherence grants | grant AGENT [--scope accept-newer,waive] [--days 1|7|30] | revoke GRANT_ID  [--root ROOT]
+                          delegations: let one agent accept newer sources or waive stale edges for you, for 1, 7
+                          (default) or 30 days; grants lists each with what it authorized
   log [--stream S] [--since POS] [--limit N] [--json]
                           events after position POS (default: all), oldest first: position, time, actor, type,
                           and a summary; --json prints one JSON object per line

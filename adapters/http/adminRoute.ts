@@ -11,6 +11,7 @@ import { verify } from '../../core/audit/verify.js'
 import { resolveDocument } from '../../core/audit/resolve.js'
 import { settingEntries } from '../../core/settings/events.js'
 import { adminCommentRoutes } from './adminComments.js'
+import { adminCoherenceRoutes } from './adminCoherence.js'
 import { apiBodyLimit } from './guard.js'
 import { parseApprovalScope } from '../../core/approvals/events.js'
 
@@ -100,6 +101,7 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
     return c.json({ content })
   })
   app.route('/comments', adminCommentRoutes(services)) // the person's side of review threads
+  app.route('/coherence', adminCoherenceRoutes(services)) // `quire coherence`: status, edges, grants, grant, revoke
   app.get('/verify', async (c) => c.json(await verify(services.engine)))
   app.get('/status', (c) =>
     c.json({

@@ -13,6 +13,7 @@ import { consoleFileRoutes } from './consoleFiles.js'
 import { consolePresenceRoutes } from './consolePresence.js'
 import { consoleAttributionRoutes } from './consoleAttribution.js'
 import { consoleBrowserRoutes } from './consoleBrowser.js'
+import { consoleCoherenceRoutes } from './consoleCoherence.js'
 import { bearerToken, sameSecret } from '../auth/credentials.js'
 import { apiBodyLimit } from './guard.js'
 import { cookieRequestFromConsole, type ConsoleSessions } from './consoleSessions.js'
@@ -65,6 +66,7 @@ export function consoleRoutes(services: Services, accessToken: string, sessions:
   app.route('/console/api', consolePresenceRoutes(services)) // who is here: assistants and the person's other windows
   app.route('/console/api', consoleAttributionRoutes(services)) // assistants' recent changes, for the editor's highlights
   app.route('/console/api', consoleBrowserRoutes(services)) // the Browser view: every tab, the live view, the person's input
+  app.route('/console/api', consoleCoherenceRoutes(services)) // the Coherence panel: stale edges, resolutions, delegations
   app.get('/console/api/state', async (c) => c.json(await consoleState(services), 200, { 'cache-control': 'no-store' }))
   app.post('/console/api/tabs/:tabId/activate', async (c) => {
     try {

@@ -29,7 +29,7 @@ import { tempDir } from '../support/mcpHarness.js'
 import { startSecurityServer, within, type SecurityServer } from './sessionsRig.js'
 
 /** Values that name something that exists now, resolved when the request is sent (earlier runs change the set). */
-type Ref = 'docId' | 'tabId' | 'commentId' | 'approvalId' | 'agentName' | 'revision' | 'settingKey' | 'wsFile' | 'wsNewFile' | 'wsDir' | 'outsideFile' | 'traversal'
+type Ref = 'docId' | 'tabId' | 'commentId' | 'approvalId' | 'agentName' | 'revision' | 'settingKey' | 'wsFile' | 'wsNewFile' | 'wsDir' | 'wsRoot' | 'delegation' | 'outsideFile' | 'traversal'
 type Value = { readonly ref: Ref } | { readonly literal: unknown }
 /** A path parameter may also be the thing its own name calls for (`:tabId`: a tab that exists). */
 type Parameter = Value | { readonly own: true }
@@ -69,6 +69,11 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/admin/verify' },
   { method: 'GET', path: '/admin/status' },
   { method: 'POST', path: '/admin/console-link' },
+  { method: 'GET', path: '/admin/coherence/status', query: ['root'] },
+  { method: 'GET', path: '/admin/coherence/edges', query: ['root'] },
+  { method: 'GET', path: '/admin/coherence/grants', query: ['root'] },
+  { method: 'POST', path: '/admin/coherence/grants', fields: ['root', 'delegate', 'scope', 'days'] },
+  { method: 'POST', path: '/admin/coherence/grants/:delegation/revoke', fields: ['root'] },
   { method: 'GET', path: '/console/api/state' },
   { method: 'POST', path: '/console/api/tabs/:tabId/activate' },
   { method: 'GET', path: '/console/api/panels/approvals' },
@@ -110,6 +115,12 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/console/api/tabs/:tabId/save-as', fields: ['path', 'stateVector'] },
   { method: 'POST', path: '/console/api/tabs/:tabId/close', fields: ['force'] },
   { method: 'GET', path: '/console/api/presence' },
+  { method: 'GET', path: '/console/api/coherence/workspaces' },
+  { method: 'GET', path: '/console/api/coherence/breakdown', query: ['root'] },
+  { method: 'POST', path: '/console/api/coherence/resolve', fields: ['root', 'txf', 'input', 'resolution', 'reason'] },
+  { method: 'GET', path: '/console/api/coherence/grants', query: ['root'] },
+  { method: 'POST', path: '/console/api/coherence/grants', fields: ['root', 'delegate', 'scope', 'days'] },
+  { method: 'POST', path: '/console/api/coherence/grants/:delegation/revoke', fields: ['root'] },
 ]
 
 const refs = (...names: Ref[]): fc.Arbitrary<Value> => fc.constantFrom(...names.map((ref) => ({ ref })))
@@ -118,7 +129,7 @@ const literal = (arbitrary: fc.Arbitrary<unknown>): fc.Arbitrary<Value> => arbit
 /** A path parameter: an id that exists, one that does not, empty, huge, unicode, traversal. */
 const parameter: fc.Arbitrary<Parameter> = fc.oneof(
   { weight: 6, arbitrary: fc.constant({ own: true as const }) },
-  { weight: 2, arbitrary: refs('docId', 'tabId', 'commentId', 'approvalId', 'agentName', 'revision') },
+  { weight: 2, arbitrary: refs('docId', 'tabId', 'commentId', 'approvalId', 'agentName', 'revision', 'delegation') },
   {
     weight: 3,
     arbitrary: literal(
@@ -175,7 +186,15 @@ const PLAUSIBLE: Readonly<Record<string, readonly Value[]>> = {
   choice: [l('keep'), l('reload')],
   // A page that cannot load (the discard port refuses), one the engine refuses, and not a URL at all.
   url: [l('http://127.0.0.1:9/'), l('file:///etc/passwd'), l('not a url')],
-  input: [l({ kind: 'mouse', action: 'down', x: 10, y: 10 }), l({ kind: 'text', text: 'typed' }), l({ kind: 'key', action: 'down', key: 'Enter', code: 'Enter' })],
+  root: [r('wsRoot'), r('wsDir'), r('outsideFile'), l('relative/ws')],
+  txf: [l('01900000-0000-7000-8000-000000000000'), l('not-an-id')],
+  resolution: [l('accept-newer'), l('waive'), l('ignore')],
+  reason: [l('a fuzzed reason'), l('')],
+  delegate: [r('agentName'), l('someone')],
+  scope: [l(['accept-newer']), l(['waive', 'accept-newer']), l([]), l(['forever'])],
+  days: [l(1), l(7), l(30), l(365)],
+  delegation: [r('delegation')],
+  input: [l(0), l(-1), l({ kind: 'mouse', action: 'down', x: 10, y: 10 }), l({ kind: 'text', text: 'typed' }), l({ kind: 'key', action: 'down', key: 'Enter', code: 'Enter' })],
 }
 
 const MiB = 1024 * 1024
@@ -246,6 +265,7 @@ describe('person API fuzz (/admin, /console/api)', () => {
   let agentToken: string
   let cookie: string
   let commentId: string
+  let delegation: string
 
   /** Raw HTTP, so paths reach the daemon exactly as written (fetch would normalise `..` and reject some bytes). */
   function send(method: string, path: string, headers: Record<string, string>, payload: Buffer | undefined, chunked: boolean): Promise<Answer> {
@@ -288,6 +308,8 @@ describe('person API fuzz (/admin, /console/api)', () => {
       case 'wsFile': return join(workspace, 'a.md')
       case 'wsNewFile': return join(workspace, 'new.md')
       case 'wsDir': return join(workspace, 'sub')
+      case 'wsRoot': return workspace
+      case 'delegation': return delegation
       case 'outsideFile': return join(root, 'outside', 'o.md')
       case 'traversal': return `${workspace}/../outside/t.md`
     }
@@ -374,6 +396,8 @@ describe('person API fuzz (/admin, /console/api)', () => {
     expect(created.status, created.text).toBe(200)
     commentId = (JSON.parse(created.text) as { comment: string }).comment
     agentToken = await server.quire.services.agents.add('fuzzer', USER)
+    // A delegation, so revoke routes meet a real grant id (this also makes the workspace's `.vmark/` ledger).
+    delegation = (await server.quire.services.coherence.grant(workspace, { delegate: 'fuzzer', scope: ['resolve.waive'], expires: new Date(Date.now() + 86_400_000) }, 'the person', USER)).delegation
     // A request waiting for the person, so approval routes meet a real id.
     await server.quire.services.approvals.gate('open_workspace', join(root, 'outside'), 'mcp-fuzz', 'fuzzer', { kind: 'mcp', principal: 'fuzzer', connection: 'mcp-fuzz' })
     // The console's cookie, as a second browser gets it: `/?token=…` exchanges the token for a session.

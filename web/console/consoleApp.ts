@@ -4,6 +4,7 @@ import { UnauthorizedError, type ConsoleApi } from './api.js'
 import { DocumentSession } from './documentSession.js'
 import { mountPanels } from './panels/mountPanels.js'
 import { mountBrowser } from './browser/mountBrowser.js'
+import { mountCoherence } from './coherence/mountCoherence.js'
 import { PanelsApi } from './panels/panelsApi.js'
 import { mountHistory } from './history/mountHistory.js'
 import { mountComments } from './comments/mountComments.js'
@@ -51,6 +52,7 @@ export class ConsoleApp {
     })
     mountPanels(shell, new PanelsApi())
     mountBrowser(shell, new PanelsApi())
+    mountCoherence(shell, { window: () => this.currentWindow()?.label ?? 'main', refresh: () => void this.refresh() })
     mountHistory(shell, () => this.session?.tab.docId ?? null)
     mountComments(shell, () => this.session)
     this.files = mountFiles(shell, {
