@@ -251,9 +251,10 @@ export class CoherenceLedger {
       throw error
     }
     try {
-      const splitter = new BoundedLineSplitter(this.maxLineBytes)
-      const buffer = Buffer.alloc(READ_CHUNK_BYTES)
+      // Each read gets memory of its own, so the splitter hands lines out as views instead of copying each one.
+      const splitter = new BoundedLineSplitter(this.maxLineBytes, { reusesChunks: false })
       for (;;) {
+        const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES)
         const { bytesRead } = await file.read(buffer, 0, buffer.length, null)
         if (bytesRead === 0) break
         for (const line of splitter.push(buffer.subarray(0, bytesRead))) builder.addLine(name, line)

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto'
 import { compareEntryOrder, parseLedgerLine, type LedgerEntry, type LineVerdict } from './entries.js'
 import type { SegmentLine } from './lines.js'
+import { rfc3339Nanoseconds } from './time.js'
 import { uuidFromDigest } from './uuid.js'
 
 /** A line set aside (spec §5.6): where it was, why, and the text the quarantine file receives. */
@@ -104,7 +105,7 @@ export class LedgerReadBuilder {
   }
 
   finish(): LedgerRead {
-    const entries = [...this.byIdem.values()].sort(compareEntryOrder)
+    const entries = inReaderOrder(this.byIdem.values())
     const quarantined = [...this.quarantined].sort((a, b) => (a.segment !== b.segment ? (a.segment < b.segment ? -1 : 1) : a.line - b.line))
     return {
       entries,
@@ -118,6 +119,16 @@ export class LedgerReadBuilder {
   private quarantine(segment: string, line: number, reason: string, raw: string): void {
     this.quarantined.push({ segment, line, reason, raw, diagnosticIdem: quarantineDiagnosticIdem(segment, raw) })
   }
+}
+
+/**
+ * `compareEntryOrder`'s order, with each entry's instant parsed once instead of twice per comparison (a sort of
+ * 200,000 entries makes millions of comparisons; parsing the RFC 3339 text in each was most of the read's sort).
+ */
+function inReaderOrder(entries: Iterable<LedgerEntry>): LedgerEntry[] {
+  const keyed = Array.from(entries, (entry) => ({ entry, at: rfc3339Nanoseconds(entry.time) ?? 0n }))
+  keyed.sort((a, b) => (a.at !== b.at ? (a.at < b.at ? -1 : 1) : a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0))
+  return keyed.map(({ entry }) => entry)
 }
 
 /** The meaning of a set of segments, each given whole. */

@@ -1,7 +1,17 @@
 import { ClaimIndex, type ClaimSummary } from './claims.js'
 import { ContextSet, DEFAULT_CONTEXT_ID, type ContextSummary, type ContextView } from './contexts.js'
 import { RevisionDag } from './dag.js'
-import { compareReaderOrder, isDiagnostic, isObjectRegistered, type LedgerEntry, type ObjectRegisteredEntry, type RevisionId, type Uuid } from './entries.js'
+import {
+  compareReaderOrder,
+  isDiagnostic,
+  isObjectRegistered,
+  isTransformation,
+  type LedgerEntry,
+  type ObjectRegisteredEntry,
+  type RevisionId,
+  type TransformationEntry,
+  type Uuid,
+} from './entries.js'
 import { EdgeRecords, isFresh, originEdges, projectEdge, resolveSelection, type EdgeProjection, type EdgeState, type NonFreshState, type OriginEdge } from './staleness.js'
 
 /**
@@ -55,8 +65,19 @@ export class CoherenceProjection {
   readonly contexts: ContextSet
   readonly claims: ClaimIndex
   private readonly records: EdgeRecords
-  /** Edges by downstream object, then downstream revision: only the revision a context selects can have live edges. */
-  private readonly edgesByDownstream = new Map<Uuid, Map<RevisionId, OriginEdge[]>>()
+  /**
+   * Transformations by the object and revision they output: only the revision a context selects for an object can
+   * have live edges, so a query looks at the transformations of one revision per object.
+   */
+  private readonly transformationsByOutput = new Map<Uuid, Map<RevisionId, TransformationEntry[]>>()
+  private readonly transformationsById = new Map<Uuid, TransformationEntry>()
+  /**
+   * Each transformation's origin edges, made when a query first needs them: most belong to superseded revisions and
+   * are never looked at, so building all of them up front (500,000 at spec §10's scale) was most of the build.
+   */
+  private readonly edgesByTransformation = new WeakMap<TransformationEntry, readonly OriginEdge[]>()
+  /** The downstream objects grouped by their path, the groups in path order: rows sort by path first (made once). */
+  private downstreamGroups: ReadonlyArray<readonly Uuid[]> | undefined
   private readonly registrations = new Map<Uuid, ObjectRegisteredEntry>()
   private readonly diagnostics = new Set<string>()
   private objectsByPath: Map<string, Uuid> | undefined
@@ -67,17 +88,22 @@ export class CoherenceProjection {
     this.contexts = new ContextSet(contextFiles)
     this.claims = new ClaimIndex(entries)
     this.records = new EdgeRecords(entries)
-    for (const edge of originEdges(entries)) {
-      let byRevision = this.edgesByDownstream.get(edge.downstream)
-      if (byRevision === undefined) {
-        byRevision = new Map()
-        this.edgesByDownstream.set(edge.downstream, byRevision)
-      }
-      const list = byRevision.get(edge.downstreamRev)
-      if (list === undefined) byRevision.set(edge.downstreamRev, [edge])
-      else list.push(edge)
-    }
     for (const entry of entries) {
+      if (isTransformation(entry)) {
+        this.transformationsById.set(entry.id, entry)
+        for (const output of entry.body.outputs) {
+          let byRevision = this.transformationsByOutput.get(output.object)
+          if (byRevision === undefined) {
+            byRevision = new Map()
+            this.transformationsByOutput.set(output.object, byRevision)
+          }
+          const list = byRevision.get(output.revision)
+          if (list === undefined) byRevision.set(output.revision, [entry])
+          // Listed once even when it outputs this revision twice: its edges are filtered by output below.
+          else if (list.at(-1) !== entry) list.push(entry)
+        }
+        continue
+      }
       if (isDiagnostic(entry)) this.diagnostics.add(diagnosticKey(entry.body.code ?? '', entry.body.path ?? ''))
       if (!isObjectRegistered(entry)) continue
       const object = entry.body.object
@@ -130,19 +156,28 @@ export class CoherenceProjection {
     const moment = { claimsFingerprint: this.claims.fingerprint(context.visibleClaims), now: options.now }
     const absent = options.absent ?? new Set<Uuid>()
     const projected: ProjectedEdge[] = []
-    for (const [downstream, byRevision] of this.edgesByDownstream) {
-      if (absent.has(downstream)) continue
-      // Liveness (spec §9.2) keeps only the edges of the revision the context selects for the downstream object, so
-      // the edges of every superseded revision — most of a long history — are never looked at.
-      const selected = resolveSelection(context, downstream, this.dag)
-      if (selected.kind !== 'revision') continue
-      for (const edge of byRevision.get(selected.revision) ?? []) {
-        if (absent.has(edge.upstream)) continue
-        const projection = projectEdge(edge, context, this.dag, this.records, moment)
-        if (projection !== null) projected.push({ edge, projection })
+    // Group by group in path order, each group's rows sorted by the rest of the row key: the order of one sort of
+    // every row by the whole key, at the cost of sorting a handful of rows at a time.
+    for (const group of this.downstreamsInPathOrder()) {
+      const rows: ProjectedEdge[] = []
+      for (const downstream of group) {
+        if (absent.has(downstream)) continue
+        // Liveness (spec §9.2) keeps only the edges of the revision the context selects for the downstream object, so
+        // the edges of every superseded revision — most of a long history — are never looked at.
+        const selected = resolveSelection(context, downstream, this.dag)
+        if (selected.kind !== 'revision') continue
+        for (const transformation of this.transformationsByOutput.get(downstream)?.get(selected.revision) ?? []) {
+          for (const edge of this.edgesOf(transformation)) {
+            if (edge.downstream !== downstream || edge.downstreamRev !== selected.revision || absent.has(edge.upstream)) continue
+            const projection = projectEdge(edge, context, this.dag, this.records, moment)
+            if (projection !== null) rows.push({ edge, projection })
+          }
+        }
       }
+      if (rows.length === 1) projected.push(rows[0] as ProjectedEdge)
+      else if (rows.length > 1) projected.push(...this.inRowOrder(rows))
     }
-    return projected.sort((a, b) => compareRows(this.rowKey(a.edge), this.rowKey(b.edge)))
+    return projected
   }
 
   /**
@@ -175,7 +210,19 @@ export class CoherenceProjection {
    * longer live is refused). Several when the transformation had several outputs; empty when none is live.
    */
   liveEdgesOf(txf: Uuid, input: number, options: BreakdownOptions): ProjectedEdge[] {
-    return this.liveEdges(options).filter(({ edge }) => edge.txf === txf && edge.input === input)
+    const transformation = this.transformationsById.get(txf)
+    if (transformation === undefined) return []
+    const context = this.contextView(options.context)
+    const moment = { claimsFingerprint: this.claims.fingerprint(context.visibleClaims), now: options.now }
+    const absent = options.absent ?? new Set<Uuid>()
+    const projected: ProjectedEdge[] = []
+    // Only this transformation's edges: `projectEdge` decides liveness per edge exactly as `liveEdges` does.
+    for (const edge of this.edgesOf(transformation)) {
+      if (edge.input !== input || absent.has(edge.downstream) || absent.has(edge.upstream)) continue
+      const projection = projectEdge(edge, context, this.dag, this.records, moment)
+      if (projection !== null) projected.push({ edge, projection })
+    }
+    return this.inRowOrder(projected)
   }
 
   /** The counting part of `coherence.status` (COH.STATUS.1, .4); the rest (initialized, quarantined, writer) is the reader's. */
@@ -206,6 +253,36 @@ export class CoherenceProjection {
     return this.contexts.view(id ?? DEFAULT_CONTEXT_ID)
   }
 
+  private downstreamsInPathOrder(): ReadonlyArray<readonly Uuid[]> {
+    if (this.downstreamGroups === undefined) {
+      const byPath = new Map<string, Uuid[]>()
+      for (const object of this.transformationsByOutput.keys()) {
+        const path = this.pathOf(object) ?? ''
+        const group = byPath.get(path)
+        if (group === undefined) byPath.set(path, [object])
+        else group.push(object)
+      }
+      this.downstreamGroups = [...byPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, objects]) => objects)
+    }
+    return this.downstreamGroups
+  }
+
+  private edgesOf(transformation: TransformationEntry): readonly OriginEdge[] {
+    let edges = this.edgesByTransformation.get(transformation)
+    if (edges === undefined) {
+      edges = originEdges([transformation])
+      this.edgesByTransformation.set(transformation, edges)
+    }
+    return edges
+  }
+
+  /** Sorted like the breakdown, each row's key made once (made in the comparison, the sort was most of a query). */
+  private inRowOrder(projected: readonly ProjectedEdge[]): ProjectedEdge[] {
+    const keyed = projected.map((row) => ({ row, key: this.rowKey(row.edge) }))
+    keyed.sort((a, b) => compareRows(a.key, b.key))
+    return keyed.map(({ row }) => row)
+  }
+
   private rowKey(edge: OriginEdge): readonly string[] {
     return [this.pathOf(edge.downstream) ?? '', edge.txf, String(edge.input).padStart(10, '0'), edge.downstream, edge.downstreamRev]
   }
@@ -216,10 +293,19 @@ export class CoherenceProjection {
  * reach here — the very same line twice (a union merge of two branches of one clone, spec §5.5) — which would
  * otherwise list its edges twice.
  */
-function distinctById(entries: readonly LedgerEntry[]): LedgerEntry[] {
-  const byId = new Map<string, LedgerEntry>()
-  for (const entry of entries) if (!byId.has(entry.id)) byId.set(entry.id, entry)
-  return [...byId.values()]
+function distinctById(entries: readonly LedgerEntry[]): readonly LedgerEntry[] {
+  const ids = new Set<string>()
+  // A copy only once a repeat is met: nearly always there is none, and the entries are handed on as they came.
+  let distinct: LedgerEntry[] | undefined
+  entries.forEach((entry, index) => {
+    if (ids.has(entry.id)) {
+      distinct ??= entries.slice(0, index)
+      return
+    }
+    ids.add(entry.id)
+    distinct?.push(entry)
+  })
+  return distinct ?? entries
 }
 
 function diagnosticKey(code: string, path: string): string {

@@ -1,5 +1,7 @@
 import { isTransformation, type ContentHash, type LedgerEntry, type RevisionId, type Uuid } from './entries.js'
 
+const NO_HEADS: readonly RevisionId[] = Object.freeze([])
+
 /** One revision of one object, as the transformations that output it describe it (spec §2.3, §5.4.1). */
 export interface RevisionNode {
   readonly object: Uuid
@@ -22,6 +24,11 @@ export class RevisionDag {
   private readonly headsByObject = new Map<Uuid, readonly RevisionId[]>()
   /** Ancestor answers by object, ancestor and descendant: many edges ask the same question of one upstream. */
   private readonly ancestry = new Map<string, boolean>()
+  /**
+   * What the walk from a head reaches, by object and head. Live contexts compare every edge's pin with its upstream's
+   * head, so one walk per head answers them all (instead of one walk, up to the whole history, per pin).
+   */
+  private readonly reachedFromHead = new Map<Uuid, Map<RevisionId, ReadonlySet<RevisionId>>>()
 
   /** Builds the DAG from the entries in any order: the result depends only on the set of transformation outputs. */
   static fromEntries(entries: Iterable<LedgerEntry>): RevisionDag {
@@ -42,7 +49,9 @@ export class RevisionDag {
     // A revision id is a hash of content and parents, so a second output naming the same id (a provenance
     // confirmation, spec §5.4.1a, or one operation recorded by two writers) describes the same node.
     if (revisions.has(revision)) return
-    revisions.set(revision, { object, revision, contentHash, parents: [...new Set(parents)].sort() })
+    // Nearly every revision has one parent or none: no set and no sort for those.
+    const distinct = parents.length < 2 ? [...parents] : [...new Set(parents)].sort()
+    revisions.set(revision, { object, revision, contentHash, parents: distinct })
   }
 
   private seal(): RevisionDag {
@@ -79,7 +88,12 @@ export class RevisionDag {
 
   /** Revisions with no children, sorted. Empty for an object with no revisions; two or more for a multi-head object. */
   heads(object: Uuid): RevisionId[] {
-    return [...(this.headsByObject.get(object) ?? [])]
+    return [...this.readonlyHeads(object)]
+  }
+
+  /** `heads` without the copy, for the projection's inner loops; never to be changed or handed on. */
+  readonlyHeads(object: Uuid): readonly RevisionId[] {
+    return this.headsByObject.get(object) ?? NO_HEADS
   }
 
   /** The revisions of `object` whose content hash is `contentHash` (A → B → A gives two), sorted. */
@@ -95,12 +109,52 @@ export class RevisionDag {
    * parent cycle terminates.
    */
   isStrictAncestor(object: Uuid, ancestor: RevisionId, descendant: RevisionId): boolean {
+    if (ancestor === descendant) return false
+    if (this.readonlyHeads(object).includes(descendant)) return this.reachedFrom(object, descendant).has(ancestor)
     const key = `${object} ${ancestor} ${descendant}`
     const known = this.ancestry.get(key)
     if (known !== undefined) return known
     const answer = this.walkForAncestor(object, ancestor, descendant)
     this.ancestry.set(key, answer)
     return answer
+  }
+
+  /**
+   * Every revision `walkForAncestor(object, x, descendant)` would find, in one walk: the same breadth-first order and
+   * the same budget, each revision of each frontier recorded where that walk would compare it with `x`. So
+   * `reachedFrom(o, d).has(x)` is exactly `walkForAncestor(o, x, d)` for every `x !== d`, even for a malformed
+   * ledger whose budget runs out.
+   */
+  private reachedFrom(object: Uuid, descendant: RevisionId): ReadonlySet<RevisionId> {
+    let byHead = this.reachedFromHead.get(object)
+    const known = byHead?.get(descendant)
+    if (known !== undefined) return known
+    const reached = new Set<RevisionId>()
+    const revisions = this.revisionsByObject.get(object)
+    const start = revisions?.get(descendant)
+    if (revisions !== undefined && start !== undefined) {
+      const seen = new Set<RevisionId>([descendant])
+      let frontier: RevisionId[] = [...start.parents]
+      let budget = revisions.size
+      while (frontier.length > 0 && budget > 0) {
+        const next: RevisionId[] = []
+        for (const revision of frontier) {
+          reached.add(revision)
+          if (seen.has(revision)) continue
+          seen.add(revision)
+          budget -= 1
+          const node = revisions.get(revision)
+          if (node !== undefined) next.push(...node.parents)
+        }
+        frontier = next
+      }
+    }
+    if (byHead === undefined) {
+      byHead = new Map()
+      this.reachedFromHead.set(object, byHead)
+    }
+    byHead.set(descendant, reached)
+    return reached
   }
 
   private walkForAncestor(object: Uuid, ancestor: RevisionId, descendant: RevisionId): boolean {

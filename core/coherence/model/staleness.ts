@@ -111,46 +111,50 @@ export function resolveSelection(context: ContextView, object: Uuid, dag: Revisi
     if (dag.hasRevision(object, selection.revision)) return { kind: 'revision', revision: selection.revision }
     return { kind: 'unpinnable', reason: `context ${context.name} pins ${object} at ${selection.revision}, a revision that object never had` }
   }
-  const heads = dag.heads(object)
+  const heads = dag.readonlyHeads(object)
   const [only] = heads
   if (heads.length === 1 && only !== undefined) return { kind: 'revision', revision: only }
   if (heads.length === 0) return { kind: 'unpinnable', reason: `${object} has no revision in this ledger` }
-  return { kind: 'multi-head', heads }
+  return { kind: 'multi-head', heads: [...heads] }
 }
 
 /** Resolution records (ratifications, waivers) and check results, grouped by the `(txf, input)` they are about. */
 export class EdgeRecords {
-  private readonly resolutions = new Map<string, Array<RatificationEntry | WaiverEntry>>()
-  private readonly checks = new Map<string, CheckResultEntry[]>()
+  // By transformation, then input: no key string is built per lookup (a breakdown looks up every live edge).
+  private readonly resolutions = new Map<Uuid, Map<number, Array<RatificationEntry | WaiverEntry>>>()
+  private readonly checks = new Map<Uuid, Map<number, CheckResultEntry[]>>()
 
   constructor(entries: Iterable<LedgerEntry>) {
     for (const entry of entries) {
       if (entry.kind === 'ratification' || entry.kind === 'waiver') {
         const resolution = entry as RatificationEntry | WaiverEntry
-        push(this.resolutions, edgeKey(resolution.body.edge.txf, resolution.body.edge.input), resolution)
+        push(this.resolutions, resolution.body.edge.txf, resolution.body.edge.input, resolution)
       } else if (entry.kind === 'check-result') {
         const check = entry as CheckResultEntry
-        push(this.checks, edgeKey(check.body.edge.txf, check.body.edge.input), check)
+        push(this.checks, check.body.edge.txf, check.body.edge.input, check)
       }
     }
   }
 
   resolutionsOf(txf: Uuid, input: number): ReadonlyArray<RatificationEntry | WaiverEntry> {
-    return this.resolutions.get(edgeKey(txf, input)) ?? []
+    return this.resolutions.get(txf)?.get(input) ?? NONE
   }
 
   checksOf(txf: Uuid, input: number): readonly CheckResultEntry[] {
-    return this.checks.get(edgeKey(txf, input)) ?? []
+    return this.checks.get(txf)?.get(input) ?? NONE
   }
 }
 
-function edgeKey(txf: Uuid, input: number): string {
-  return `${txf}#${input}`
-}
+const NONE: readonly never[] = Object.freeze([])
 
-function push<T>(map: Map<string, T[]>, key: string, value: T): void {
-  const list = map.get(key)
-  if (list === undefined) map.set(key, [value])
+function push<T>(map: Map<Uuid, Map<number, T[]>>, txf: Uuid, input: number, value: T): void {
+  let byInput = map.get(txf)
+  if (byInput === undefined) {
+    byInput = new Map()
+    map.set(txf, byInput)
+  }
+  const list = byInput.get(input)
+  if (list === undefined) byInput.set(input, [value])
   else list.push(value)
 }
 
