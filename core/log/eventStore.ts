@@ -251,11 +251,12 @@ export class EventStore implements EventLog {
   enqueueAtomic(appends: readonly StreamAppend[]): EnqueuedAppend[] {
     this.assertWritable()
     if (appends.length === 0) throw new InvalidAppendError('an atomic append needs at least one stream')
-    const seen = new Set<string>()
+    // One stream (the usual append) cannot appear twice: no set to build.
+    const seen = appends.length > 1 ? new Set<string>() : undefined
     for (const { stream, events, expectedStreamVersion } of appends) {
       if (!keys.isValidStreamName(stream)) throw new InvalidAppendError(`invalid stream name ${JSON.stringify(stream)}`)
-      if (seen.has(stream)) throw new InvalidAppendError(`stream ${stream} appears twice in one atomic append`)
-      seen.add(stream)
+      if (seen?.has(stream)) throw new InvalidAppendError(`stream ${stream} appears twice in one atomic append`)
+      seen?.add(stream)
       if (events.length === 0) throw new InvalidAppendError('an append needs at least one event')
       const head = this.heads.get(stream)
       if (!head) throw new InvalidAppendError(`stream ${stream} is not loaded; await streamHead() before enqueue()`)

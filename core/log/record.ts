@@ -38,11 +38,36 @@ export class RecordDecodeError extends Error {
   override name = 'RecordDecodeError'
 }
 
+const utf8 = new TextEncoder()
+/**
+ * UTF-8 of the strings records repeat on every append (event types, stream names, actors), so they are encoded once:
+ * lib0's writeVarString writes a string byte by byte, which showed in the append path's profile.
+ */
+const encodedStrings = new Map<string, Uint8Array>()
+
+/** Writes `value` exactly as lib0's writeVarString does (varUint byte length, then the UTF-8 bytes). */
+function writeRepeatedString(encoder: encoding.Encoder, value: string): void {
+  let bytes = encodedStrings.get(value)
+  if (!bytes) {
+    if (encodedStrings.size >= 4_096) encodedStrings.clear()
+    bytes = utf8.encode(value)
+    encodedStrings.set(value, bytes)
+  }
+  encoding.writeVarUint(encoder, bytes.length)
+  // lib0's writeUint8Array takes a subarray even when the bytes fit; here they nearly always do.
+  if (encoder.cbuf.length - encoder.cpos >= bytes.length) {
+    encoder.cbuf.set(bytes, encoder.cpos)
+    encoder.cpos += bytes.length
+  } else {
+    encoding.writeUint8Array(encoder, bytes)
+  }
+}
+
 function writeRecordBody(encoder: encoding.Encoder, event: StoredEvent): void {
   encoding.writeVarUint(encoder, RECORD_FORMAT)
-  encoding.writeVarString(encoder, event.type)
+  writeRepeatedString(encoder, event.type)
   encoding.writeVarUint(encoder, event.v)
-  encoding.writeVarString(encoder, event.stream)
+  writeRepeatedString(encoder, event.stream)
   encoding.writeVarUint(encoder, event.streamVersion)
   encoding.writeVarUint(encoder, event.at)
   writeActor(encoder, event.actor)
@@ -74,10 +99,10 @@ function decodeRecord(record: Uint8Array): StoredEvent {
 function writeActor(encoder: encoding.Encoder, actor: Actor): void {
   encoding.writeVarUint(encoder, ACTOR_TAGS[actor.kind])
   if (actor.kind === 'mcp') {
-    encoding.writeVarString(encoder, actor.principal)
-    encoding.writeVarString(encoder, actor.connection)
+    writeRepeatedString(encoder, actor.principal)
+    writeRepeatedString(encoder, actor.connection)
   } else if (actor.kind === 'peer') {
-    encoding.writeVarString(encoder, actor.peer)
+    writeRepeatedString(encoder, actor.peer)
   }
 }
 
@@ -113,18 +138,16 @@ const body = encoding.createEncoder()
 
 export function encodeChunk(events: readonly StoredEvent[]): Uint8Array {
   // Records are written back to back; the header, written after, frames and checks them.
+  // Empty already, unless an encoding threw half-way through the last chunk.
   body.cpos = 0
-  body.bufs = []
+  if (body.bufs.length > 0) body.bufs = []
   const ends: number[] = []
   for (const event of events) {
     writeRecordBody(body, event)
     ends.push(encoding.length(body))
   }
-  const bodyBytes = encoding.toUint8Array(body)
-  body.cpos = 0
-  body.bufs = []
-  // Do not keep a buffer grown by one huge event alive for the life of the process.
-  if (body.cbuf.length > 1 << 20) body.cbuf = new Uint8Array(1 << 12)
+  // Read in place when the body fits the encoder's buffer (the usual case): no copy until the final one below.
+  const bodyBytes = body.bufs.length === 0 ? body.cbuf.subarray(0, body.cpos) : encoding.toUint8Array(body)
   // The header (count, then a length and a checksum per record) goes straight into the one final buffer: on the
   // append path every allocation shows, so no second encoder.
   let headerLength = varUintSize(events.length)
@@ -133,12 +156,15 @@ export function encodeChunk(events: readonly StoredEvent[]): Uint8Array {
     headerLength += varUintSize(end - start) + 4
     start = end
   }
-  const chunk = new Uint8Array(headerLength + bodyBytes.length)
+  // From Node's buffer pool: a chunk is larger than V8 keeps inside its heap (64 bytes), and a typed array of its
+  // own then gets a backing store of its own, which took most of encodeChunk's time and much of the GC's. Every byte
+  // is written below; LevelDB copies the value at put, so a view into the pool holds nothing alive for long.
+  const chunk: Uint8Array = Buffer.allocUnsafe(headerLength + bodyBytes.length)
   let offset = writeVarUintAt(chunk, 0, events.length)
   start = 0
   for (const end of ends) {
     offset = writeVarUintAt(chunk, offset, end - start)
-    const crc = crc32(bodyBytes.subarray(start, end))
+    const crc = crc32(ends.length === 1 ? bodyBytes : bodyBytes.subarray(start, end))
     // Little-endian, as lib0's writeUint32/readUint32 use.
     chunk[offset] = crc & 0xff
     chunk[offset + 1] = (crc >>> 8) & 0xff
@@ -148,6 +174,10 @@ export function encodeChunk(events: readonly StoredEvent[]): Uint8Array {
     start = end
   }
   chunk.set(bodyBytes, offset)
+  body.cpos = 0
+  if (body.bufs.length > 0) body.bufs = []
+  // Do not keep a buffer grown by one huge event alive for the life of the process.
+  if (body.cbuf.length > 1 << 20) body.cbuf = new Uint8Array(1 << 12)
   return chunk
 }
 
