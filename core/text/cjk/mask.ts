@@ -30,12 +30,17 @@ export function mask(text: string, options: ProtectedRegionOptions = {}): Masked
  */
 export function unmask(masked: string, atoms: readonly string[]): string {
   if (atoms.length === 0) return masked
-  let next = 0
-  const restored = masked.replace(/[\uE000-\uE004]/g, () => {
-    const atom = atoms[next++]
-    if (atom === undefined) throw new Error('CJK transform produced more placeholders than protected regions')
-    return atom
-  })
-  if (next !== atoms.length) throw new Error('CJK transform lost a protected region')
-  return restored
+  // Split and join are native copies; a replace with a callback per placeholder is thousands of calls per megabyte.
+  const prose = masked.split(PLACEHOLDER)
+  if (prose.length - 1 > atoms.length) throw new Error('CJK transform produced more placeholders than protected regions')
+  if (prose.length - 1 !== atoms.length) throw new Error('CJK transform lost a protected region')
+  const pieces = new Array<string>(prose.length * 2 - 1)
+  for (let index = 0; index < atoms.length; index++) {
+    pieces[2 * index] = prose[index]!
+    pieces[2 * index + 1] = atoms[index]!
+  }
+  pieces[pieces.length - 1] = prose[prose.length - 1]!
+  return pieces.join('')
 }
+
+const PLACEHOLDER = /[\uE000-\uE004]/

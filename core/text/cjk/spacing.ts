@@ -200,11 +200,30 @@ export function spaceCjkEnglish(text: string): string {
   const length = text.length
   let output: UnitOutput | undefined
   let copied = 0
+  const spaceAt = (gap: number) => {
+    output ??= new UnitOutput(length + (length >> 4) + 16)
+    output.copy(text, copied, gap)
+    output.push(0x20)
+    copied = gap
+  }
   /** What ends just before the current position: a CJK character, a Latin word or number end, or neither. */
   let left = F_OTHER
   let at = 0
   while (at < length) {
     let kind = FORMAT_CLASS[text.charCodeAt(at)]!
+    // Most units are CJK or Latin: those two only ever need the class of what came before.
+    if (kind === F_CJK) {
+      if (left === F_LETTER) spaceAt(at)
+      left = F_CJK
+      at++
+      continue
+    }
+    if (kind === F_LETTER || kind === F_DIGIT) {
+      if (left === F_CJK) spaceAt(at)
+      left = F_LETTER
+      at++
+      continue
+    }
     let width = 1
     if (kind === F_HIGH_SURROGATE) {
       if (pairAt(text, at, length)) {
@@ -219,12 +238,7 @@ export function spaceCjkEnglish(text: string): string {
         while (FORMAT_CLASS[text.charCodeAt(gap)] === F_CLOSER) gap++
         let after = gap
         while (FORMAT_CLASS[text.charCodeAt(after)] === F_OPENER) after++
-        if (left === F_CJK ? wordOrNumberAt(text, after) : cjkAt(text, after)) {
-          output ??= new UnitOutput(length + (length >> 4) + 16)
-          output.copy(text, copied, gap)
-          output.push(0x20)
-          copied = gap
-        }
+        if (left === F_CJK ? wordOrNumberAt(text, after) : cjkAt(text, after)) spaceAt(gap)
         at = after
         left = F_OTHER
         continue
@@ -232,21 +246,16 @@ export function spaceCjkEnglish(text: string): string {
       at++
       continue
     }
-    if (left !== F_OTHER && (left === F_CJK ? kind !== F_CJK && wordOrNumberAt(text, at) : kind === F_CJK)) {
-      output ??= new UnitOutput(length + (length >> 4) + 16)
-      output.copy(text, copied, at)
-      output.push(0x20)
-      copied = at
-    }
+    if (left !== F_OTHER && (left === F_CJK ? kind !== F_CJK && wordOrNumberAt(text, at) : kind === F_CJK)) spaceAt(at)
     // What the character leaves for the next one: a digit followed by a unit suffix ends a number too.
     if (kind === F_CJK) left = F_CJK
-    else if (kind === F_LETTER || kind === F_DIGIT) left = F_LETTER
     else if (kind === F_SUFFIX && at > 0 && FORMAT_CLASS[text.charCodeAt(at - 1)] === F_DIGIT) left = F_LETTER
     else left = F_OTHER
     at += width
   }
   if (output === undefined) return text
-  output.copy(text, copied, length)
-  return output.toString()
+  const finished: UnitOutput = output
+  finished.copy(text, copied, length)
+  return finished.toString()
 }
 

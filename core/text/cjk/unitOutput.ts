@@ -2,6 +2,8 @@ import { Buffer } from 'node:buffer'
 
 /** Whether this machine stores a Uint16Array's code units little-endian, as Node's `utf16le` decoding reads them. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+/** From this many units on, a slice written by Buffer (a memory copy) beats copying unit by unit in JavaScript. */
+const NATIVE_COPY = 48
 
 /**
  * A transform's output as UTF-16 code units in one growable array, turned into a string once at the end. The
@@ -12,6 +14,8 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 export class UnitOutput {
   units: Uint16Array
   length = 0
+  /** `units` as bytes, for native copies; made again when `units` grows. */
+  private bytes: Buffer | undefined
 
   constructor(capacity: number) {
     this.units = uninitialised(Math.max(16, capacity))
@@ -28,10 +32,16 @@ export class UnitOutput {
     return this.units
   }
 
-  /** Appends `text[from, to)`. */
+  /** Appends `text[from, to)`: unit by unit when short, as one native copy of a slice when long. */
   copy(text: string, from: number, to: number): void {
     const units = this.reserve(to - from)
     let w = this.length
+    if (to - from >= NATIVE_COPY && LITTLE_ENDIAN) {
+      if (this.bytes === undefined || this.bytes.buffer !== units.buffer) this.bytes = Buffer.from(units.buffer, units.byteOffset, units.length * 2)
+      this.bytes.write(text.slice(from, to), w * 2, 'utf16le')
+      this.length = w + to - from
+      return
+    }
     for (let at = from; at < to; at++) units[w++] = text.charCodeAt(at)
     this.length = w
   }

@@ -1,10 +1,6 @@
 import { CJK_CLOSING, CJK_OPENING, HALF_TO_FULL } from '../characters.js'
-import { charAt, charBefore } from '../neighbours.js'
-import { CJK, isCjkChar } from './context.js'
+import { CJK, cjkAt, cjkBefore } from './context.js'
 import { isListMarker } from '../listMarker.js'
-
-const DIGIT = /^[0-9]$/
-const ALPHANUMERIC = /^[A-Za-z0-9]$/
 
 /**
  * `fullwidthPunctuation` (VMark's `normalizeFullwidthPunctuation`): `, . ! ? ; :` become `，。！？；：` when the nearest
@@ -15,22 +11,31 @@ const ALPHANUMERIC = /^[A-Za-z0-9]$/
  */
 export function convertFullwidthPunctuation(text: string): string {
   return text.replace(/[,.!?;:]+/g, (run: string, offset: number) => {
-    if (run.includes('..')) return run
+    if (run.length > 1 && run.includes('..')) return run
     let left = offset
-    while (left > 0 && (text[left - 1] === ' ' || text[left - 1] === '\t')) left--
-    const before = charBefore(text, left)
-    const adjacentBefore = charBefore(text, offset)
-    const after = charAt(text, offset + run.length)
-    const cjkLeft = isCjkChar(before) || (before !== '' && CJK_CLOSING.includes(before))
-    const cjkRight = isCjkChar(after) || (after !== '' && CJK_OPENING.includes(after))
+    while (left > 0 && isBlank(text.charCodeAt(left - 1))) left--
+    const end = offset + run.length
+    const cjkLeft = cjkBefore(text, left) || CLOSING_UNIT[text.charCodeAt(left - 1)] === 1
+    const cjkRight = cjkAt(text, end) || OPENING_UNIT[text.charCodeAt(end)] === 1
     if (!cjkLeft && !cjkRight) return run
-    if (run.length === 1 && DIGIT.test(adjacentBefore) && DIGIT.test(after)) return run
-    if (run === '.' && (ALPHANUMERIC.test(after) || isListMarker(text, offset))) return run
+    if (run.length === 1 && isDigit(text.charCodeAt(offset - 1)) && isDigit(text.charCodeAt(end))) return run
+    if (run === '.' && (ALPHANUMERIC_UNIT[text.charCodeAt(end)] === 1 || isListMarker(text, offset))) return run
     let out = ''
     for (const char of run) out += HALF_TO_FULL[char] ?? char
     return out
   })
 }
+
+const isBlank = (code: number): boolean => code === 0x20 || code === 0x09
+const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39
+const unitsOf = (chars: string): Uint8Array => {
+  const table = new Uint8Array(0x10000)
+  for (const char of chars) table[char.charCodeAt(0)] = 1
+  return table
+}
+const CLOSING_UNIT = unitsOf(CJK_CLOSING)
+const OPENING_UNIT = unitsOf(CJK_OPENING)
+const ALPHANUMERIC_UNIT = unitsOf('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789')
 
 const PARENTHESES = new RegExp(`\\((${CJK}[^()\\n]*)\\)`, 'gu')
 const BRACKETS = new RegExp(`\\[(${CJK}[^\\[\\]\\n]*)\\]`, 'gu')
