@@ -17,8 +17,8 @@ import type { Services } from '../../adapters/host/services.js'
 import { USER } from '../../core/events/actor.js'
 import { textContentHash } from '../../core/coherence/hashing.js'
 import { revisionId } from '../../core/coherence/revision.js'
-import { connectInProcess, type ToolResult } from '../support/mcpHarness.js'
-import { files, folder, inProcess, ok, open, plain, put, read, removeAll, write, type Json } from '../support/conformance.js'
+import { connectInProcess, launchDaemon, launchStdio, tempDir, type Session, type ToolResult } from '../support/mcpHarness.js'
+import { TRANSPORTS, cli, files, folder, inProcess, ok, open, plain, put, read, removeAll, write, type Json, type Transport } from '../support/conformance.js'
 
 /** The person's id on grants, as `git config user.name` would give it. */
 const PERSON_ID = 'Ana Person'
@@ -370,5 +370,78 @@ describe('coherence_resolve TIMEOUT (the log\'s writes held)', () => {
     } finally {
       await t.close()
     }
+  })
+})
+
+/**
+ * The same rule end to end: `quire serve` over HTTP or `quire mcp` over stdio, two agents with real tokens
+ * (`quire agent add`), the person granting with `quire coherence grant`. The principal is the token's agent.
+ */
+describe.each<Transport>(TRANSPORTS)('coherence_resolve with agent tokens over %s', (transport) => {
+  let home: string
+  let w: string
+  let alice: Session
+  let bob: Session
+  let stop: () => Promise<void>
+
+  beforeAll(async () => {
+    home = await tempDir('quire-cohr-home-')
+    w = await folder('cohr-e2e', { 'elena.md': '# Elena\n', 'chapter.md': '# Chapter\n' })
+    const tokens: Record<string, string> = {}
+    for (const name of ['alice', 'bob']) {
+      const added = await cli(home, 'agent', 'add', name)
+      expect(added.code, added.stderr).toBe(0)
+      tokens[name] = added.stdout.trim().split('\n').at(-1)!.trim()
+    }
+    for (const [key, value] of [['trackProvenance', 'on']]) expect((await cli(home, 'settings', 'set', key!, value!)).code).toBe(0)
+    if (transport === 'http') {
+      const daemon = await launchDaemon({ home, workspaces: [w] })
+      alice = await daemon.connect(tokens.alice)
+      bob = await daemon.connect(tokens.bob)
+      stop = async () => {
+        await alice.close()
+        await bob.close()
+        await daemon.stop()
+      }
+    } else {
+      alice = await launchStdio({ home, workspaces: [w], env: { QUIRE_TOKEN: tokens.alice! } })
+      bob = await launchStdio({ home, env: { QUIRE_TOKEN: tokens.bob! } })
+      stop = async () => {
+        await bob.close()
+        await alice.close()
+      }
+    }
+  })
+  afterAll(async () => {
+    await stop?.()
+    await removeAll(home, w)
+  })
+
+  it('APPR.10 COHR.RESOLVE.1 COHR.RESOLVE.3 COHR.RESOLVE.4 the grant names alice: bob\'s identical call is refused and appends nothing, alice\'s resolves as alice', async () => {
+    const elena = await open(alice, join(w, 'elena.md'))
+    await write(alice, elena, '# Elena\n\nBrave.\n')
+    await read(alice, elena)
+    await write(alice, await open(alice, join(w, 'chapter.md')), '# Chapter\n\nElena is brave.\n')
+    ok(await alice.call('workspace', { action: 'close', tabId: elena }))
+    await put(join(w, 'elena.md'), `${await readFile(join(w, 'elena.md'), 'utf8')}\nAfraid of water.\n`)
+    const listed = await alice.call('coherence', { action: 'edges', workspace_root: w })
+    const [row] = JSON.parse(listed.text)
+    expect(row).toMatchObject({ upstream_path: 'elena.md', downstream_path: 'chapter.md', state: 'version-stale' })
+
+    const granted = await cli(home, 'coherence', 'grant', 'alice', '--scope', 'accept-newer', '--root', w)
+    expect(granted.code, granted.stderr).toBe(0)
+    const delegation = granted.stdout.trim().split(':')[0]!
+    const args = { action: 'resolve', workspace_root: w, txf: row.txf, input: row.input, resolution: 'accept-newer' }
+    const before = await files(join(w, '.vmark'))
+    plain(await bob.call('coherence_resolve', args), /^no live delegation authorizes "bob" for resolve\.accept-newer/)
+    plain(await bob.call('coherence_resolve', { ...args, principal: 'alice' }), /^unknown argument principal/)
+    expect(await files(join(w, '.vmark'))).toEqual(before)
+
+    const receipt = ok(await alice.call('coherence_resolve', args))
+    expect(receipt.kind).toBe('ratification')
+    const writer = (await readFile(join(home, 'coherence-writer-id'), 'utf8')).trim()
+    const lines = (await readFile(join(w, '.vmark/ledger', `${writer}.jsonl`), 'utf8')).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line))
+    expect(lines.find((entry) => entry.id === receipt.entryId)).toMatchObject({ kind: 'ratification', body: { actor: { type: 'agent', id: 'alice' }, delegation } })
+    expect(JSON.parse((await bob.call('coherence', { action: 'edges', workspace_root: w })).text)).toEqual([])
   })
 })
