@@ -98,6 +98,11 @@ export async function grantsView(services: Services, workspace: string): Promise
 
 /** The person grants an agent a delegation for `days` days from now. */
 export async function grantDelegation(services: Services, workspace: string, body: z.output<typeof GrantBodySchema>): Promise<{ delegation: string; entryId: string }> {
+  // A grant is for an agent the person gave a token: a misspelt name would be a grant no one can ever use.
+  const agent = services.engine.views.agents.state.get(body.delegate.trim())
+  if (agent === undefined || agent.revoked) {
+    throw new CoherenceRefusal('invalid-argument', `no agent named ${JSON.stringify(body.delegate)} has a live token (see \`quire agent list\`; add one with \`quire agent add NAME\`)`)
+  }
   const expires = new Date(services.engine.now() + body.days * DAY_MS)
   const scope = body.scope.map(delegationScope)
   return services.coherence.grant(workspace, { delegate: body.delegate, scope, expires }, await personName(workspace), USER)

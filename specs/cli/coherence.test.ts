@@ -18,12 +18,13 @@ function ok(result: CliResult): string[] {
 describe('quire coherence against a running daemon', () => {
   let root: string
   let daemon: Daemon
+  let token: string
   const coherence = (...args: string[]) => runCli(['coherence', ...args], { home: daemon.home, timeoutMs: 20_000 })
 
   beforeAll(async () => {
     root = await folder('quire-cli-coherence-', STORY_FILES)
     daemon = await launchDaemon({ workspaces: [root] })
-    await tellStaleStory(daemon, root)
+    token = (await tellStaleStory(daemon, root)).token
   })
   afterAll(async () => {
     await daemon?.stop()
@@ -56,9 +57,19 @@ describe('quire coherence against a running daemon', () => {
     expect(lifetime).toBeGreaterThan(23 * 3_600_000)
     expect(lifetime).toBeLessThanOrEqual(24 * 3_600_000 + 60_000)
 
+    // claude waives the stale edge under the grant, over MCP: the audit lists it beneath the grant.
+    const [, txf] = /\[([0-9a-f-]{36})#0\]$/.exec(ok(await coherence('edges'))[0]!)!
+    const mcp = await daemon.connect(token)
+    try {
+      expect((await mcp.call('coherence_resolve', { action: 'resolve', workspace_root: root, txf, input: 0, resolution: 'waive', reason: 'fine as it is' })).isError).toBe(false)
+    } finally {
+      await mcp.close()
+    }
     const listed = ok(await coherence('grants'))
-    expect(listed).toHaveLength(1)
-    expect(listed[0]).toMatch(new RegExp(`^${delegation} {2}live {5}claude {2}waive {2}expires ${expires!.replace(/[.+]/g, '\\$&')} {2}granted by \\S.* {2}authorized 0$`))
+    expect(listed).toHaveLength(2)
+    expect(listed[0]).toMatch(new RegExp(`^${delegation} {2}live {5}claude {2}waive {2}expires ${expires!.replace(/[.+]/g, '\\$&')} {2}granted by \\S.* {2}authorized 1$`))
+    expect(listed[1]).toMatch(new RegExp(`^ {4}\\S+ {2}waiver {8}by claude {2}\\[${txf}#0\\] against rev1:[0-9a-f]{64} {2}"fine as it is"$`))
+    expect(ok(await coherence('edges'))[0]).toMatch(/^waived /)
 
     expect(ok(await coherence('revoke', delegation!))).toEqual([`${delegation}: revoked`])
     expect(ok(await coherence('grants', '--root', root))[0]).toMatch(new RegExp(`^${delegation} {2}revoked {2}claude {2}\\(none\\) `))
@@ -68,12 +79,15 @@ describe('quire coherence against a running daemon', () => {
     expect(again.stderr).toBe(`quire: delegation ${delegation} is already revoked\n`)
   })
 
-  it('refuses what a grant may not be: forever, an unknown scope, no agent; and a folder that is not an open workspace', async () => {
+  it('refuses what a grant may not be: forever, an unknown scope, no agent, an agent without a token; and a folder that is not an open workspace', async () => {
     for (const args of [['grant', 'claude', '--days', '365'], ['grant', 'claude', '--scope', 'everything'], ['grant']]) {
       const refused = await coherence(...args)
       expect(refused.code, args.join(' ')).toBe(2)
       expect(refused.stderr, args.join(' ')).toMatch(/^quire: (--days is 1, 7 or 30|--scope is accept-newer, waive or both|coherence grant AGENT)/)
     }
+    const unknown = await coherence('grant', 'claud')
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toBe('quire: no agent named "claud" has a live token (see `quire agent list`; add one with `quire agent add NAME`)\n')
     const elsewhere = await folder('quire-cli-coherence-other-')
     try {
       const refused = await coherence('status', elsewhere)

@@ -93,12 +93,14 @@ describe('console coherence routes (in-process daemon, real HTTP)', () => {
     expect(await call<CoherenceBreakdown>('GET', `/breakdown?root=${encodeURIComponent(root)}`)).toEqual(breakdown)
   })
 
-  it('refuses a grant that is not one: forever, no scope, an unknown field, a bad body — appending nothing', async () => {
+  it('refuses a grant that is not one: forever, no scope, an unknown field, a bad body, an agent without a token — appending nothing', async () => {
     await refused('POST', '/grants', { delegate: 'claude', scope: ['waive'], days: 365 }, 400, 'INVALID_ARGUMENT')
     await refused('POST', '/grants', { delegate: 'claude', scope: [], days: 7 }, 400, 'INVALID_ARGUMENT')
     await refused('POST', '/grants', { delegate: 'claude', scope: ['waive'], days: 7, expires: '2999-01-01T00:00:00Z' }, 400, 'INVALID_ARGUMENT')
     await refused('POST', '/grants', '{"delegate":', 400, 'INVALID_ARGUMENT')
     await refused('POST', '/grants', { delegate: '   ', scope: ['waive'], days: 7 }, 400, 'INVALID_ARGUMENT')
+    const unknown = await refused('POST', '/grants', { delegate: 'claud', scope: ['waive'], days: 7 }, 400, 'INVALID_ARGUMENT')
+    expect(unknown.message).toBe('no agent named "claud" has a live token (see `quire agent list`; add one with `quire agent add NAME`)')
   })
 
   it('grants claude for 7 days; the agent’s resolution under it is in the grant’s audit', async () => {
