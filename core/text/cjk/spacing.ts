@@ -1,7 +1,7 @@
 import { CJK_NO_KOREAN, CJK_SPACED, LATIN } from './characters.js'
 import type { Region } from './blockRegions.js'
 import { LINK_CLOSE, LINK_OPEN, WORD } from './placeholders.js'
-import { UnitOutput } from './unitOutput.js'
+import { Rewrite, UnitOutput } from './unitOutput.js'
 
 /**
  * One space between a CJK character and an adjacent Latin letter or digit, both ways (DOC.TRANSFORM.4). Decisions:
@@ -198,14 +198,7 @@ function wordOrNumberAt(text: string, at: number): boolean {
  */
 export function spaceCjkEnglish(text: string): string {
   const length = text.length
-  let output: UnitOutput | undefined
-  let copied = 0
-  const spaceAt = (gap: number) => {
-    output ??= new UnitOutput(length + (length >> 4) + 16)
-    output.copy(text, copied, gap)
-    output.push(0x20)
-    copied = gap
-  }
+  const rewrite = new Rewrite(text)
   /** What ends just before the current position: a CJK character, a Latin word or number end, or neither. */
   let left = F_OTHER
   let at = 0
@@ -213,13 +206,13 @@ export function spaceCjkEnglish(text: string): string {
     let kind = FORMAT_CLASS[text.charCodeAt(at)]!
     // Most units are CJK or Latin: those two only ever need the class of what came before.
     if (kind === F_CJK) {
-      if (left === F_LETTER) spaceAt(at)
+      if (left === F_LETTER) rewrite.insert(at, 0x20)
       left = F_CJK
       at++
       continue
     }
     if (kind === F_LETTER || kind === F_DIGIT) {
-      if (left === F_CJK) spaceAt(at)
+      if (left === F_CJK) rewrite.insert(at, 0x20)
       left = F_LETTER
       at++
       continue
@@ -238,7 +231,7 @@ export function spaceCjkEnglish(text: string): string {
         while (FORMAT_CLASS[text.charCodeAt(gap)] === F_CLOSER) gap++
         let after = gap
         while (FORMAT_CLASS[text.charCodeAt(after)] === F_OPENER) after++
-        if (left === F_CJK ? wordOrNumberAt(text, after) : cjkAt(text, after)) spaceAt(gap)
+        if (left === F_CJK ? wordOrNumberAt(text, after) : cjkAt(text, after)) rewrite.insert(gap, 0x20)
         at = after
         left = F_OTHER
         continue
@@ -246,16 +239,13 @@ export function spaceCjkEnglish(text: string): string {
       at++
       continue
     }
-    if (left !== F_OTHER && (left === F_CJK ? kind !== F_CJK && wordOrNumberAt(text, at) : kind === F_CJK)) spaceAt(at)
+    if (left !== F_OTHER && (left === F_CJK ? kind !== F_CJK && wordOrNumberAt(text, at) : kind === F_CJK)) rewrite.insert(at, 0x20)
     // What the character leaves for the next one: a digit followed by a unit suffix ends a number too.
     if (kind === F_CJK) left = F_CJK
     else if (kind === F_SUFFIX && at > 0 && FORMAT_CLASS[text.charCodeAt(at - 1)] === F_DIGIT) left = F_LETTER
     else left = F_OTHER
     at += width
   }
-  if (output === undefined) return text
-  const finished: UnitOutput = output
-  finished.copy(text, copied, length)
-  return finished.toString()
+  return rewrite.result()
 }
 

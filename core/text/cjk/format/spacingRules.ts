@@ -1,4 +1,4 @@
-import { UnitOutput } from '../unitOutput.js'
+import { Rewrite } from '../unitOutput.js'
 import { cjkAt, cjkBefore, wordOrCjkAt, wordOrCjkBefore } from './context.js'
 
 /**
@@ -8,8 +8,7 @@ import { cjkAt, cjkBefore, wordOrCjkAt, wordOrCjkBefore } from './context.js'
  * One pass over the parentheses: a space before each `(` that follows CJK, after each `)` that CJK follows.
  */
 export function spaceCjkParentheses(text: string): string {
-  let output: UnitOutput | undefined
-  let copied = 0
+  const rewrite = new Rewrite(text)
   let open = text.indexOf('(')
   let close = text.indexOf(')')
   while (open !== -1 || close !== -1) {
@@ -21,15 +20,9 @@ export function spaceCjkParentheses(text: string): string {
       if (cjkAt(text, close + 1)) gap = close + 1
       close = text.indexOf(')', close + 1)
     }
-    if (gap === -1) continue
-    output ??= new UnitOutput(text.length + 64)
-    output.copy(text, copied, gap)
-    output.push(0x20)
-    copied = gap
+    if (gap !== -1) rewrite.insert(gap, 0x20)
   }
-  if (output === undefined) return text
-  output.copy(text, copied, text.length)
-  return output.toString()
+  return rewrite.result()
 }
 
 const CURRENCY_SPACED = ['$', '¥', '€', '£', '₹'].flatMap((sign) => [`${sign} `, `${sign}\t`])
@@ -45,21 +38,15 @@ const isBlank = (code: number): boolean => code === 0x20 || code === 0x09
  * pass over the slashes: spaces on both sides, and a Latin word character or CJK beyond them on both sides.
  */
 export function fixSlashSpacing(text: string): string {
-  let output: UnitOutput | undefined
-  let copied = 0
+  const rewrite = new Rewrite(text)
   for (let slash = text.indexOf('/'); slash !== -1; slash = text.indexOf('/', slash + 1)) {
     let start = slash
-    while (start > copied && isBlank(text.charCodeAt(start - 1))) start--
+    while (start > rewrite.settled && isBlank(text.charCodeAt(start - 1))) start--
     let end = slash + 1
     while (isBlank(text.charCodeAt(end))) end++
     if (start === slash || end === slash + 1 || !wordOrCjkBefore(text, start) || !wordOrCjkAt(text, end)) continue
-    output ??= new UnitOutput(text.length)
-    output.copy(text, copied, start)
-    output.push(0x2f)
-    copied = end
+    rewrite.replace(start, end, 0x2f)
   }
-  if (output === undefined) return text
-  output.copy(text, copied, text.length)
-  return output.toString()
+  return rewrite.result()
 }
 

@@ -1,5 +1,5 @@
 import { FULLWIDTH_SPACED_PUNCTUATION } from '../characters.js'
-import { UnitOutput } from '../unitOutput.js'
+import { Rewrite } from '../unitOutput.js'
 
 /** `，。！？；：、（）【】《》「」『』〈〉` by code unit (all BMP). */
 const FULLWIDTH_UNIT = (() => {
@@ -37,8 +37,7 @@ class BlankFinder {
  */
 export function collapseSpaces(text: string): string {
   const blanks = new BlankFinder(text)
-  let output: UnitOutput | undefined
-  let copied = 0
+  const rewrite = new Rewrite(text)
   for (let start = blanks.next(0); start !== -1; ) {
     let end = start + 1
     while (isBlank(text.charCodeAt(end))) end++
@@ -47,17 +46,10 @@ export function collapseSpaces(text: string): string {
     let replacement = -1
     if ((isSolid(before) && FULLWIDTH_UNIT[after] === 1) || (FULLWIDTH_UNIT[before] === 1 && isSolid(after))) replacement = 0
     else if (end - start >= 2 && isSolid(before) && isSolid(after)) replacement = 1
-    if (replacement !== -1) {
-      output ??= new UnitOutput(text.length)
-      output.copy(text, copied, start)
-      if (replacement === 1) output.push(0x20)
-      copied = end
-    }
+    if (replacement !== -1) rewrite.replace(start, end, replacement === 1 ? 0x20 : -1)
     start = blanks.next(end)
   }
-  if (output === undefined) return text
-  output.copy(text, copied, text.length)
-  return output.toString()
+  return rewrite.result()
 }
 
 /**
@@ -65,8 +57,7 @@ export function collapseSpaces(text: string): string {
  * non-blank line that another line follows stay (a Markdown hard break). Line endings (`\n`, `\r\n`) are kept.
  */
 export function removeTrailingSpaces(text: string, preserveHardBreaks: boolean): string {
-  let output: UnitOutput | undefined
-  let copied = 0
+  const rewrite = new Rewrite(text)
   let lineStart = 0
   for (;;) {
     const newline = text.indexOf('\n', lineStart)
@@ -74,16 +65,12 @@ export function removeTrailingSpaces(text: string, preserveHardBreaks: boolean):
     let start = lineEnd
     while (start > lineStart && isBlank(text.charCodeAt(start - 1))) start--
     if (start < lineEnd && !(preserveHardBreaks && newline !== -1 && start > lineStart && onlySpaces(text, start, lineEnd) && lineEnd - start >= 2)) {
-      output ??= new UnitOutput(text.length)
-      output.copy(text, copied, start)
-      copied = lineEnd
+      rewrite.replace(start, lineEnd, -1)
     }
     if (newline === -1) break
     lineStart = newline + 1
   }
-  if (output === undefined) return text
-  output.copy(text, copied, text.length)
-  return output.toString()
+  return rewrite.result()
 }
 
 function onlySpaces(text: string, from: number, to: number): boolean {
