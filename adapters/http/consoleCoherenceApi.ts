@@ -97,7 +97,7 @@ export interface CoherenceContextBreakdown {
 export interface CoherenceBreakdown {
   readonly root: string
   readonly status: CoherenceStatusView
-  /** The default context (resolutions apply to it); other contexts the workspace defines follow. */
+  /** The default context first (resolutions apply to it), then every other context the workspace's manifests define. */
   readonly contexts: readonly CoherenceContextBreakdown[]
 }
 

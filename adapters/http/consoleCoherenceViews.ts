@@ -2,7 +2,7 @@ import { basename, join } from 'node:path'
 import { z } from 'zod'
 import { USER } from '../../core/events/actor.js'
 import { CoherenceRefusal } from '../../core/coherence/refusal.js'
-import { isFresh, type CoherenceProjection, type ProjectedEdge } from '../../core/coherence/model/index.js'
+import { DEFAULT_CONTEXT_ID, isFresh, type CoherenceProjection, type ProjectedEdge } from '../../core/coherence/model/index.js'
 import type { LedgerEntry } from '../../core/coherence/entries.js'
 import type { DelegationScope, GrantSummary } from '../../core/coherence/model/delegations.js'
 import { personName } from '../host/personName.js'
@@ -66,26 +66,26 @@ export async function workspacesView(services: Services): Promise<CoherenceWorks
 
 /**
  * The breakdown (spec §9.2) after a reconcile with the files (§9.4, which may append what the scan saw): every live
- * non-fresh edge of the default context, the one resolutions apply to. Other contexts the workspace's manifests define
- * are listed by name with their problems; their rows are VMark's to show (the core judges resolutions in the default).
+ * non-fresh edge, per context — the default first (the one resolutions apply to), then the others the workspace's
+ * manifests define, judged at the same moment. The default context's header carries the manifests that failed to load.
  */
 export async function breakdownView(services: Services, workspace: string): Promise<CoherenceBreakdown> {
-  const { rows, projection } = await services.coherence.liveEdges(workspace, USER)
+  const { rows, projection, moment } = await services.coherence.liveEdges(workspace, USER)
   const status = statusView(await services.coherence.status(workspace))
-  const header = projection.breakdown({ now: new Date(services.engine.now()) }).context
-  const defaultContext: CoherenceContextBreakdown = {
-    id: header.id,
-    name: header.name,
-    degraded: header.degraded,
-    errors: header.errors,
-    rows: rows.filter((row) => !isFresh(row.projection.state)).map((row) => rowView(workspace, projection, row)),
-  }
-  const others = projection.contextSummaries().filter((context) => context.id !== header.id)
-  return {
-    root: workspace,
-    status,
-    contexts: [defaultContext, ...others.map((context) => ({ id: context.id, name: context.name, degraded: context.errors.length > 0, errors: context.errors, rows: [] }))],
-  }
+  const contexts = projection.contextSummaries().map((summary): CoherenceContextBreakdown => {
+    const view = projection.contexts.view(summary.id)
+    const primary = summary.id === DEFAULT_CONTEXT_ID
+    const edges = primary ? rows : projection.liveEdges({ ...moment, context: summary.id })
+    const loadProblems = primary ? projection.contexts.loadProblems.map((problem) => `${problem.context}: ${problem.reason}`) : []
+    return {
+      id: view.id,
+      name: view.name,
+      degraded: view.degraded,
+      errors: [...loadProblems, ...view.errors],
+      rows: edges.filter((row) => !isFresh(row.projection.state)).map((row) => rowView(workspace, projection, row)),
+    }
+  })
+  return { root: workspace, status, contexts }
 }
 
 /** The grants of a workspace with their standing and, for each, every resolution it authorized (the audit). */

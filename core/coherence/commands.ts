@@ -167,10 +167,14 @@ export class CoherenceCommands {
     return [...view.projection.breakdown(this.moment(root)).rows]
   }
 
-  /** Every live edge with its state, fresh ones included, after a reconcile: the console's breakdown. */
-  async liveEdges(root: string, actor: Actor): Promise<{ rows: ProjectedEdge[]; projection: CoherenceProjection }> {
+  /**
+   * Every live edge with its state, fresh ones included, after a reconcile: the console's breakdown. `moment` is what
+   * the rows were judged at (the clock, the objects the scan found no file for), for the other contexts' breakdowns.
+   */
+  async liveEdges(root: string, actor: Actor): Promise<{ rows: ProjectedEdge[]; projection: CoherenceProjection; moment: { now: Date; absent: ReadonlySet<string> } }> {
     const view = await this.reconciled(root, actor)
-    return { rows: view.projection.liveEdges(this.moment(root)), projection: view.projection }
+    const moment = this.moment(root)
+    return { rows: view.projection.liveEdges(moment), projection: view.projection, moment }
   }
 
   /** COH.CLAIMS.1–3. */

@@ -1,4 +1,7 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newUuidV7 } from '../../core/coherence/uuid.js'
 import { folder, removeAll } from '../support/conformance.js'
 import { runCli, type CliResult } from '../support/cli.js'
 import { STORY_FILES, tellStaleStory } from '../support/coherenceStory.js'
@@ -44,6 +47,20 @@ describe('quire coherence against a running daemon', () => {
     // The workspace named explicitly, as the argument or with --root, is the same one.
     expect(ok(await coherence('status', root))).toEqual(status)
     expect(ok(await coherence('edges', '--root', root))).toEqual(edges)
+  })
+
+  it('edges lists the other contexts the workspace defines under their names, each with its own stale edges', async () => {
+    const contexts = join(root, '.vmark', 'contexts')
+    await mkdir(contexts, { recursive: true })
+    await writeFile(join(contexts, 'draft.json'), JSON.stringify({ format: 0, id: newUuidV7(), name: 'draft', selections: {} }))
+    try {
+      const edges = ok(await coherence('edges'))
+      expect(edges).toHaveLength(3)
+      expect(edges[1]).toBe('context draft:')
+      expect(edges[2]).toBe(`  ${edges[0]}`)
+    } finally {
+      await rm(contexts, { recursive: true })
+    }
   })
 
   it('grant, grants (with the audit) and revoke: the grant always expires, the revoked one stays listed', async () => {

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConsoleError } from '../../adapters/http/consoleApi.js'
@@ -6,6 +6,7 @@ import type { CoherenceBreakdown, CoherenceGranted, CoherenceGrants, CoherenceRe
 import { startHttpServer, type HttpServer } from '../../adapters/http/daemon.js'
 import { personName } from '../../adapters/host/personName.js'
 import { USER } from '../../core/events/actor.js'
+import { newUuidV7 } from '../../core/coherence/uuid.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
 import { folder, inProcess, open, PERSON, read, removeAll, write } from '../support/conformance.js'
 
@@ -91,6 +92,29 @@ describe('console coherence routes (in-process daemon, real HTTP)', () => {
       expect(row.selected).not.toBe(row.pinned)
     }
     expect(await call<CoherenceBreakdown>('GET', `/breakdown?root=${encodeURIComponent(root)}`)).toEqual(breakdown)
+  })
+
+  it('lists every context the workspace defines after the default one, each judged on its own selections', async () => {
+    const [ch3] = (await call<CoherenceBreakdown>('GET', '/breakdown')).contexts[0]!.rows
+    const contexts = join(root, '.vmark', 'contexts')
+    await mkdir(contexts, { recursive: true })
+    // "first draft" pins elena.md at the revision the chapters were made from: nothing is stale there.
+    const draft = newUuidV7()
+    const later = newUuidV7()
+    await writeFile(join(contexts, 'draft.json'), JSON.stringify({ format: 0, id: draft, name: 'first draft', selections: { [ch3!.upstream]: ch3!.pinned } }))
+    await writeFile(join(contexts, 'later.json'), JSON.stringify({ format: 0, id: later, name: 'later', parent: draft, selections: { [ch3!.upstream]: 'live' } }))
+    try {
+      const breakdown = await call<CoherenceBreakdown>('GET', '/breakdown')
+      expect(breakdown.contexts.map((context) => [context.id, context.name, context.rows.map((row) => row.downstreamPath)])).toEqual([
+        [breakdown.contexts[0]!.id, 'default', ['ch3.md', 'ch4.md']],
+        [draft, 'first draft', []],
+        [later, 'later', ['ch3.md', 'ch4.md']],
+      ])
+      // Resolutions are the default context's: the status counts its items only.
+      expect(breakdown.status.open_items).toBe(2)
+    } finally {
+      await rm(contexts, { recursive: true })
+    }
   })
 
   it('refuses a grant that is not one: forever, no scope, an unknown field, a bad body, an agent without a token — appending nothing', async () => {

@@ -71,10 +71,14 @@ async function edges(home: string, root: string | undefined, out: (line: string)
   )
   const [context, ...others] = breakdown.contexts
   const rows = context?.rows ?? []
-  if (context?.degraded) out(`context ${context.name} degraded: ${context.errors.join('; ')}`)
+  if (context !== undefined && context.errors.length > 0) out(`context ${context.name}${context.degraded ? ' degraded' : ''}: ${context.errors.join('; ')}`)
   if (rows.length === 0) out(`no stale edges in ${breakdown.root}`)
   for (const row of rows) out(formatRow(row))
-  for (const other of others) out(`(context ${other.name} is defined too; its breakdown is VMark's to show)`)
+  // The other contexts the workspace defines, each under its name (resolutions apply to the default one).
+  for (const other of others) {
+    out(`context ${other.name}${other.degraded ? ' (degraded)' : ''}:${other.rows.length === 0 ? ' no stale edges' : ''}`)
+    for (const row of other.rows) out(`  ${formatRow(row)}`)
+  }
   return 0
 }
 

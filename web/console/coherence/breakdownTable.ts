@@ -50,23 +50,22 @@ export class BreakdownTable {
   }
 
   private context(context: CoherenceContextBreakdown, primary: boolean): HTMLElement {
-    const heading = h('h3', { text: `${context.name}${primary ? ' context' : ''}` })
+    const heading = h('h3', { text: `${context.name} context` })
     const problems = context.errors.length > 0 ? [h('p', { className: 'panel-note coherence-context-errors', text: `${context.degraded ? 'Degraded: ' : ''}${context.errors.join('; ')}` })] : []
-    if (!primary) {
-      return h('section', { className: 'coherence-context other', attrs: { 'data-context': context.id } }, heading, ...problems, h('p', { className: 'panel-note', text: 'Defined by this workspace; Quire resolves edges in the default context only.' }))
-    }
+    // Resolutions are judged in the default context: another context's rows can only be revised.
+    const note = primary ? [] : [h('p', { className: 'panel-note', text: 'A context this workspace defines: accept newer and waive apply to the default context, so here you can revise.' })]
     const body = context.rows.length === 0
       ? h('p', { className: 'panel-empty coherence-clean', text: 'Nothing is stale: every derived document is current with its sources.' })
       : h(
           'table',
           { className: 'coherence-table' },
           h('thead', {}, h('tr', {}, ...['State', 'Document', 'Made from', 'Revision it used → now', ''].map((text) => h('th', { text })))),
-          h('tbody', {}, ...context.rows.map((row) => this.row(row))),
+          h('tbody', {}, ...context.rows.map((row) => this.row(row, primary))),
         )
-    return h('section', { className: 'coherence-context', attrs: { 'data-context': context.id } }, heading, ...problems, body)
+    return h('section', { className: `coherence-context${primary ? '' : ' other'}`, attrs: { 'data-context': context.id } }, heading, ...problems, ...note, body)
   }
 
-  private row(row: CoherenceRow): HTMLElement {
+  private row(row: CoherenceRow, resolvable: boolean): HTMLElement {
     const id = `${row.txf}#${row.input}`
     const cells = h(
       'tr',
@@ -75,15 +74,15 @@ export class BreakdownTable {
       h('td', { className: 'coherence-downstream' }, h('code', { text: row.downstreamPath ?? row.downstream })),
       h('td', { className: 'coherence-upstream' }, h('code', { text: row.upstreamPath ?? row.upstream }), row.role === 'contextual' ? h('span', { className: 'coherence-role', text: ' (a selection)' }) : ''),
       h('td', { className: 'coherence-revisions', title: `${row.pinned} → ${row.selected ?? '—'}${row.detail ? `\n${row.detail}` : ''}` }, shortRevision(row.pinned), ' → ', shortRevision(row.selected)),
-      h('td', { className: 'coherence-actions' }, ...this.buttons(row, id)),
+      h('td', { className: 'coherence-actions' }, ...this.buttons(row, id, resolvable)),
     )
     return cells
   }
 
-  private buttons(row: CoherenceRow, id: string): Node[] {
+  private buttons(row: CoherenceRow, id: string, resolvable: boolean): Node[] {
     const revise = h('button', { className: 'coherence-revise', text: 'Revise', title: 'Open the document to bring it up to date', attrs: { type: 'button' }, onClick: () => this.actions.revise(row) })
     if (row.downstreamFile === null) revise.disabled = true
-    if (UNRESOLVABLE.has(row.state)) return [revise]
+    if (!resolvable || UNRESOLVABLE.has(row.state)) return [revise]
     const accept = h('button', { className: 'coherence-accept primary', text: 'Accept newer', title: 'The document still holds against the source as it is now', attrs: { type: 'button' }, onClick: () => this.actions.acceptNewer(row) })
     if (row.state === 'waived') return [accept, revise]
     const waive = h('button', { className: 'coherence-waive', text: 'Waive…', title: 'Leave it stale knowingly, with a reason', attrs: { type: 'button' } })
