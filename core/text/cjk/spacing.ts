@@ -217,6 +217,12 @@ export function spaceCjkEnglish(text: string): string {
       at++
       continue
     }
+    // Spaces and punctuation neither start a side nor end one.
+    if (kind === F_OTHER) {
+      left = F_OTHER
+      at++
+      continue
+    }
     let width = 1
     if (kind === F_HIGH_SURROGATE) {
       if (pairAt(text, at, length)) {

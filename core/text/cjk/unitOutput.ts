@@ -93,6 +93,18 @@ export class Rewrite {
     this.copied = to
   }
 
+  /** Replaces `text[from, to)` unit by unit with `table[unit]`, or the unit itself where the table holds 0. */
+  map(from: number, to: number, table: Uint16Array): void {
+    const output = this.start()
+    output.copy(this.text, this.copied, from)
+    const units = output.reserve(to - from)
+    for (let at = from; at < to; at++) {
+      const code = this.text.charCodeAt(at)
+      units[output.length++] = table[code] || code
+    }
+    this.copied = to
+  }
+
   /** Where the next change may start: changes are made left to right and never overlap. */
   get settled(): number {
     return this.copied

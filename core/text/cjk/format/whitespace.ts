@@ -1,4 +1,5 @@
 import { FULLWIDTH_SPACED_PUNCTUATION } from '../characters.js'
+import { CharFinder } from '../charFinder.js'
 import { Rewrite } from '../unitOutput.js'
 
 /** `，。！？；：、（）【】《》「」『』〈〉` by code unit (all BMP). */
@@ -12,22 +13,6 @@ const isBlank = (code: number): boolean => code === 0x20 || code === 0x09
 /** A character that may stand next to a collapsed run: anything but a space, a tab, `\r` or `\n` (or the text's edge). */
 const isSolid = (code: number): boolean => code === code && code !== 0x20 && code !== 0x09 && code !== 0x0d && code !== 0x0a
 
-/** The next space or tab at or after `at`, or -1; tabs are rare, so each kind is searched for natively. */
-class BlankFinder {
-  private space: number
-  private tab: number
-  constructor(private readonly text: string) {
-    this.space = text.indexOf(' ')
-    this.tab = text.indexOf('\t')
-  }
-  next(at: number): number {
-    if (this.space !== -1 && this.space < at) this.space = this.text.indexOf(' ', at)
-    if (this.tab !== -1 && this.tab < at) this.tab = this.text.indexOf('\t', at)
-    if (this.space === -1) return this.tab
-    return this.tab === -1 || this.space < this.tab ? this.space : this.tab
-  }
-}
-
 /**
  * `spaceCollapsing`: runs of spaces inside a line become one, and spaces touching full-width punctuation go (it
  * carries its own space: `中文， English` → `中文，English`). Indentation and trailing spaces are left alone: the
@@ -36,9 +21,9 @@ class BlankFinder {
  * side (and a solid character on the other) goes.
  */
 export function collapseSpaces(text: string): string {
-  const blanks = new BlankFinder(text)
+  const blanks = new CharFinder(text, ' \t')
   const rewrite = new Rewrite(text)
-  for (let start = blanks.next(0); start !== -1; ) {
+  for (let start = blanks.from(0); start !== -1; ) {
     let end = start + 1
     while (isBlank(text.charCodeAt(end))) end++
     const before = start > 0 ? text.charCodeAt(start - 1) : NaN
@@ -47,7 +32,7 @@ export function collapseSpaces(text: string): string {
     if ((isSolid(before) && FULLWIDTH_UNIT[after] === 1) || (FULLWIDTH_UNIT[before] === 1 && isSolid(after))) replacement = 0
     else if (end - start >= 2 && isSolid(before) && isSolid(after)) replacement = 1
     if (replacement !== -1) rewrite.replace(start, end, replacement === 1 ? 0x20 : -1)
-    start = blanks.next(end)
+    start = blanks.from(end)
   }
   return rewrite.result()
 }
