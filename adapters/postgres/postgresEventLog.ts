@@ -60,16 +60,21 @@ interface StoredRow {
 /** An append not yet settled, with the heads its streams had before it (to restore if it fails). */
 interface Unsettled {
   readonly lastPosition: number
+  readonly epoch: number
   readonly before: readonly (readonly [string, StreamHead])[]
 }
 
 type Listener = (events: readonly RecordedEvent[]) => void
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
+/** The GroupCommitter's default, used for taking the lease too. */
+const DEFAULT_WRITE_RETRY_WINDOW_MS = 5_000
+const LEASE_RETRY_MS = 10
 const CLOSE_GRACE_MS = 1_000
 const CATCH_UP_RETRY_MS = 100
 const PAGE = 1_000
 const INT8_OID = 20
+const WRITER = 'quire writer'
 
 /** Positions and versions are bigint columns; every value Quire stores is below 2^53, so plain numbers. */
 const types = {
@@ -127,6 +132,13 @@ export class PostgresEventLog implements EventLog {
   /** Other nodes' commits being read in, one catch-up after another. */
   private syncing: Promise<void> = Promise.resolve()
   private writerBroken = false
+  private reconnecting: Promise<void> | undefined
+  /** The connection holding this node's session lock, if any (taken once: PostgreSQL counts repeated locks). */
+  private lockedOn: pg.Client | undefined
+  /** Bumped whenever the lock is taken: a batch assigned in an older epoch was assigned under a lease since lost. */
+  private leaseEpoch = 0
+  /** The epoch the failed batches were assigned in. */
+  private suspectEpoch = 0
   private readonly noteWrites = new Set<Promise<unknown>>()
   private closing: Promise<void> | undefined
   private released = false
@@ -150,7 +162,9 @@ export class PostgresEventLog implements EventLog {
       {
         acquire: () => this.takeLease(),
         release: async () => {
-          await this.writer.query(this.sql.unlock, [this.leaseKey])
+          const client = this.writer
+          this.lockedOn = undefined
+          await client.query(this.sql.unlock, [this.leaseKey])
         },
         othersWaiting: async () => (await this.pool.query<{ waiting: boolean }>(this.sql.othersWaiting, [this.leaseKey])).rows[0]!.waiting,
       },
@@ -180,7 +194,7 @@ export class PostgresEventLog implements EventLog {
   static async open(connectionString: string, options: PostgresEventLogOptions): Promise<PostgresEventLog> {
     const schema = options.schema ?? 'quire'
     const s = quotedSchema(schema)
-    const pool = new pg.Pool({ connectionString, max: options.readConnections ?? 4, types })
+    const pool = new pg.Pool({ connectionString, max: options.readConnections ?? 4, types, application_name: 'quire reader' })
     // An idle connection that drops is replaced on the next query; the error itself is no one's to handle.
     pool.on('error', () => {})
     const clients: pg.Client[] = []
@@ -191,9 +205,9 @@ export class PostgresEventLog implements EventLog {
       } finally {
         migrator.release()
       }
-      const writer = await connect(connectionString)
+      const writer = await connect(connectionString, WRITER)
       clients.push(writer)
-      const listener = await connect(connectionString)
+      const listener = await connect(connectionString, 'quire listener')
       clients.push(listener)
       const { rows } = await pool.query<{ position: number }>(`SELECT position FROM ${s}.log_head`)
       const log = new PostgresEventLog(pool, writer, listener, connectionString, schema, rows[0]!.position, options)
@@ -235,6 +249,8 @@ export class PostgresEventLog implements EventLog {
     }
     try {
       this.assertWritable()
+      // After a failed batch, nothing is assigned until what it may have left is dealt with.
+      if (this.suspect) await this.recover()
       await Promise.all(appends.filter(({ stream }) => !this.heads.has(stream)).map(({ stream }) => this.streamHead(stream)))
       this.assertWritable()
       return this.assign(appends, versions)
@@ -274,7 +290,7 @@ export class PostgresEventLog implements EventLog {
       this.heads.set(stream, { version, position: events[events.length - 1]!.position })
       for (const event of events) this.undelivered.push(event)
     }
-    this.unsettled.push({ lastPosition: position - 1, before: results.map(({ stream, head }) => [stream, head] as const) })
+    this.unsettled.push({ lastPosition: position - 1, epoch: this.leaseEpoch, before: results.map(({ stream, head }) => [stream, head] as const) })
     this.nextPosition = position
     const durable = new Promise<void>((resolve, reject: (error: JournalWriteError) => void) =>
       this.committer.submit({ operations: rows, firstPosition, lastPosition: position - 1, resolve, reject }),
@@ -328,20 +344,32 @@ export class PostgresEventLog implements EventLog {
    * another node wrote meanwhile; taking the lease afresh locks by itself.
    */
   private async writerConnection(relock: boolean): Promise<pg.Client> {
-    if (!this.writerBroken) return this.writer
-    const client = await connect(this.connectionString)
-    if (relock) await client.query(this.sql.lock, [this.leaseKey])
-    void this.writer.end().catch(() => {})
-    this.writer = client
-    this.writerBroken = false
-    this.watchWriter(client)
+    while (this.writerBroken) {
+      this.reconnecting ??= (async () => {
+        const client = await connect(this.connectionString, WRITER)
+        void this.writer.end().catch(() => {})
+        this.writer = client
+        this.writerBroken = false
+        this.watchWriter(client)
+      })().finally(() => (this.reconnecting = undefined))
+      await this.reconnecting
+    }
+    const client = this.writer
+    if (relock && this.lockedOn !== client) await this.lockOn(client)
     return client
+  }
+
+  private async lockOn(client: pg.Client): Promise<void> {
+    await client.query(this.sql.lock, [this.leaseKey])
+    this.lockedOn = client
+    this.leaseEpoch++
   }
 
   private watchWriter(client: pg.Client): void {
     const broken = () => {
       if (client !== this.writer) return
       this.writerBroken = true
+      if (this.lockedOn === client) this.lockedOn = undefined
       // The session lock went with the connection; the batches in the pipeline find out at their next attempt.
       if (this.unsettled.length === 0) this.lease.lost()
     }
@@ -349,13 +377,25 @@ export class PostgresEventLog implements EventLog {
     client.on('end', broken)
   }
 
-  /** Takes the writer lease on the writer connection and catches up with what other nodes committed meanwhile. */
+  /**
+   * Takes the writer lease on the writer connection and catches up with what other nodes committed meanwhile. A
+   * connection that drops on the way is replaced and the whole step tried again, within the write retry window.
+   */
   private async takeLease(): Promise<void> {
-    if (this.released) throw new StoreClosedError()
-    const client = await this.writerConnection(false)
-    await client.query(this.sql.lock, [this.leaseKey])
-    const { rows } = await client.query<{ position: number }>(this.sql.head)
-    await this.syncTo(rows[0]!.position)
+    const deadline = Date.now() + (this.options.writeRetryWindowMs ?? DEFAULT_WRITE_RETRY_WINDOW_MS)
+    for (let delay = LEASE_RETRY_MS; ; delay = Math.min(delay * 2, 1_000)) {
+      if (this.released || this.closing) throw new StoreClosedError()
+      try {
+        const client = await this.writerConnection(false)
+        if (this.lockedOn !== client) await this.lockOn(client)
+        const { rows } = await client.query<{ position: number }>(this.sql.head)
+        await this.syncTo(rows[0]!.position)
+        return
+      } catch (error) {
+        if (Date.now() + delay > deadline) throw error
+        await new Promise((resolve) => setTimeout(resolve, delay))
+      }
+    }
   }
 
   private committed(lastPosition: number): void {
@@ -372,6 +412,7 @@ export class PostgresEventLog implements EventLog {
 
   /** Takes back every position from `firstPosition` on (the committer failed those appends): the log ends at the durable head again. */
   private rolledBack(firstPosition: number): void {
+    this.suspectEpoch = this.unsettled[0]?.epoch ?? this.leaseEpoch
     // Newest first, so each stream ends at the head it had before the earliest failed append touched it.
     for (let i = this.unsettled.length - 1; i >= 0; i--) {
       for (const [stream, head] of this.unsettled[i]!.before) this.heads.set(stream, head)
@@ -386,13 +427,21 @@ export class PostgresEventLog implements EventLog {
 
   /**
    * Deletes every row past the durable head, and puts `log_head` and the heads of the streams those rows touched back
-   * where the durable log has them. Only while the lease has been ours since those positions were assigned: then
-   * nothing past the durable head is anyone else's.
+   * where the durable log has them; only while the lease has been this node's since the failed batches were
+   * assigned, since then nothing past the durable head is anyone else's. When the lease was lost meanwhile (the
+   * connection dropped), what lies past the durable head may be other nodes' events, built on whatever of this
+   * node's landed: it is read in as the log instead.
    */
   private recover(): Promise<void> {
     this.recovering ??= (async () => {
+      const epoch = this.suspectEpoch
       const client = await this.writerConnection(true)
-      await client.query(this.sql.removeAfter, [this.durablePosition])
+      if (this.leaseEpoch === epoch) {
+        await client.query(this.sql.removeAfter, [this.durablePosition])
+      } else {
+        const { rows } = await client.query<{ position: number }>(this.sql.head)
+        await this.syncTo(rows[0]!.position)
+      }
       this.suspect = false
     })().finally(() => {
       this.recovering = undefined
@@ -435,8 +484,9 @@ export class PostgresEventLog implements EventLog {
         for (const listener of this.listeners) listener(events)
       }
     }
-    this.syncing = this.syncing.then(run, run)
-    return this.syncing
+    const next = this.syncing.then(run, run)
+    this.syncing = next.catch(() => {})
+    return next
   }
 
   async streamHead(stream: string): Promise<StreamHead> {
@@ -763,8 +813,9 @@ function validate(appends: readonly StreamAppend[]): void {
   }
 }
 
-async function connect(connectionString: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString, types })
+/** Connections say what they are in pg_stat_activity (`application_name`): reader, writer or listener. */
+async function connect(connectionString: string, role: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString, types, application_name: role })
   client.on('error', () => {})
   await client.connect()
   return client

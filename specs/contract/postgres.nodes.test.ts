@@ -146,6 +146,51 @@ describe('PostgresEventLog: several nodes on one log', () => {
     })
   })
 
+  it('given a node whose writer connection is cut while it appends, when it reconnects, then every acknowledged event is in the log once at its position, no failed one is, and it goes on appending', async () => {
+    await withNodes(1, async ([node], schema) => {
+      const acked = new Map<string, RecordedEvent>()
+      const failed = new Set<string>()
+      const track = async (index: number) => {
+        const batch = await node!.append([{ stream: `doc:${index % 3}`, events: [noted(`k${index}-a`), noted(`k${index}-b`)] }])
+        const events = batch.streams[0]!.events
+        await batch.durable.then(
+          () => events.forEach((event) => acked.set(idOf(event), event)),
+          () => events.forEach((event) => failed.add(idOf(event))),
+        )
+      }
+      await Promise.all(Array.from({ length: 20 }, (_, i) => track(i)))
+      for (let cut = 0; cut < 3; cut++) {
+        let settled = false
+        const inFlight = Promise.all(Array.from({ length: 40 }, (_, i) => track(1_000 * (cut + 1) + i))).finally(() => (settled = true))
+        // Appended, not yet committed: the writer is at work; cut its session.
+        await until(() => node!.headPosition > node!.durableHeadPosition || settled)
+        const { rowCount } = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'quire writer' AND datname = current_database()`,
+        )
+        await inFlight
+        expect(rowCount).toBe(1)
+      }
+      await track(99_999)
+      expect(acked.has('k99999-a')).toBe(true)
+      const check = async (log: PostgresEventLog) => {
+        const all = await collect(log.readAll())
+        expect(all.map((event) => event.position)).toEqual(all.map((_, index) => index + 1))
+        const byId = new Map(all.map((event) => [idOf(event), event]))
+        for (const [id, event] of acked) expect(byId.get(id)).toEqual(event)
+        for (const id of failed) expect(byId.has(id)).toBe(false)
+        expect(all).toHaveLength(acked.size)
+        expect((await log.checkIntegrity()).problems).toEqual([])
+      }
+      await check(node!)
+      const reopened = await PostgresEventLog.open(database(), { registry: new EventRegistry([Noted]), schema })
+      try {
+        await check(reopened)
+      } finally {
+        await reopened.close()
+      }
+    })
+  })
+
   it('given appenders on three nodes expecting the same version of a stream, when they append at once, then exactly one wins and every other gets ExpectedVersionConflictError', async () => {
     await withNodes(3, async (nodes) => {
       for (const [round, prior] of [0, 1, 2].entries()) {
