@@ -25,10 +25,10 @@ export class RevisionDag {
   /** Ancestor answers by object, ancestor and descendant: many edges ask the same question of one upstream. */
   private readonly ancestry = new Map<string, boolean>()
   /**
-   * What the walk from a head reaches, by object and head. Live contexts compare every edge's pin with its upstream's
-   * head, so one walk per head answers them all (instead of one walk, up to the whole history, per pin).
+   * The walks from heads, by object and head. Live contexts compare every edge's pin with its upstream's head, so one
+   * walk per head, taken only as far as a question needs, answers them all (instead of one walk per pin).
    */
-  private readonly reachedFromHead = new Map<Uuid, Map<RevisionId, ReadonlySet<RevisionId>>>()
+  private readonly walksFromHeads = new Map<Uuid, Map<RevisionId, HeadWalk>>()
 
   /** Builds the DAG from the entries in any order: the result depends only on the set of transformation outputs. */
   static fromEntries(entries: Iterable<LedgerEntry>): RevisionDag {
@@ -110,7 +110,7 @@ export class RevisionDag {
    */
   isStrictAncestor(object: Uuid, ancestor: RevisionId, descendant: RevisionId): boolean {
     if (ancestor === descendant) return false
-    if (this.readonlyHeads(object).includes(descendant)) return this.reachedFrom(object, descendant).has(ancestor)
+    if (this.readonlyHeads(object).includes(descendant)) return this.walkFrom(object, descendant).reaches(ancestor)
     const key = `${object} ${ancestor} ${descendant}`
     const known = this.ancestry.get(key)
     if (known !== undefined) return known
@@ -119,42 +119,19 @@ export class RevisionDag {
     return answer
   }
 
-  /**
-   * Every revision `walkForAncestor(object, x, descendant)` would find, in one walk: the same breadth-first order and
-   * the same budget, each revision of each frontier recorded where that walk would compare it with `x`. So
-   * `reachedFrom(o, d).has(x)` is exactly `walkForAncestor(o, x, d)` for every `x !== d`, even for a malformed
-   * ledger whose budget runs out.
-   */
-  private reachedFrom(object: Uuid, descendant: RevisionId): ReadonlySet<RevisionId> {
-    let byHead = this.reachedFromHead.get(object)
-    const known = byHead?.get(descendant)
-    if (known !== undefined) return known
-    const reached = new Set<RevisionId>()
-    const revisions = this.revisionsByObject.get(object)
-    const start = revisions?.get(descendant)
-    if (revisions !== undefined && start !== undefined) {
-      const seen = new Set<RevisionId>([descendant])
-      let frontier: RevisionId[] = [...start.parents]
-      let budget = revisions.size
-      while (frontier.length > 0 && budget > 0) {
-        const next: RevisionId[] = []
-        for (const revision of frontier) {
-          reached.add(revision)
-          if (seen.has(revision)) continue
-          seen.add(revision)
-          budget -= 1
-          const node = revisions.get(revision)
-          if (node !== undefined) next.push(...node.parents)
-        }
-        frontier = next
-      }
-    }
+  /** The walk from a head, kept between questions (see `HeadWalk`). */
+  private walkFrom(object: Uuid, head: RevisionId): HeadWalk {
+    let byHead = this.walksFromHeads.get(object)
     if (byHead === undefined) {
       byHead = new Map()
-      this.reachedFromHead.set(object, byHead)
+      this.walksFromHeads.set(object, byHead)
     }
-    byHead.set(descendant, reached)
-    return reached
+    let walk = byHead.get(head)
+    if (walk === undefined) {
+      walk = new HeadWalk(this.revisionsByObject.get(object) ?? new Map(), head)
+      byHead.set(head, walk)
+    }
+    return walk
   }
 
   private walkForAncestor(object: Uuid, ancestor: RevisionId, descendant: RevisionId): boolean {
@@ -178,5 +155,57 @@ export class RevisionDag {
       frontier = next
     }
     return false
+  }
+}
+
+/**
+ * `walkForAncestor` from one head, resumable: the same breadth-first order and the same budget, every revision of
+ * every frontier recorded where that walk would compare it with the ancestor asked for, and the walk taken only as far
+ * as the questions so far needed. So `reaches(x)` is exactly `walkForAncestor(object, x, head)` for every `x !== head`,
+ * even on a malformed ledger whose budget runs out, and a pin near the head costs a few steps however long the history.
+ */
+class HeadWalk {
+  private readonly reached = new Set<RevisionId>()
+  private readonly seen: Set<RevisionId>
+  private frontier: RevisionId[]
+  private next: RevisionId[] = []
+  private index = 0
+  private budget: number
+  private done: boolean
+
+  constructor(
+    private readonly revisions: ReadonlyMap<RevisionId, RevisionNode>,
+    head: RevisionId,
+  ) {
+    this.seen = new Set([head])
+    this.frontier = [...(revisions.get(head)?.parents ?? [])]
+    this.budget = revisions.size
+    this.done = !(this.frontier.length > 0 && this.budget > 0)
+  }
+
+  reaches(ancestor: RevisionId): boolean {
+    if (this.reached.has(ancestor)) return true
+    while (!this.done) if (this.step() === ancestor) return true
+    return false
+  }
+
+  /** One revision of the current frontier; at the end of a frontier, the walk's loop condition decides whether to go on. */
+  private step(): RevisionId {
+    const revision = this.frontier[this.index] as RevisionId
+    this.index += 1
+    this.reached.add(revision)
+    if (!this.seen.has(revision)) {
+      this.seen.add(revision)
+      this.budget -= 1
+      const node = this.revisions.get(revision)
+      if (node !== undefined) this.next.push(...node.parents)
+    }
+    if (this.index >= this.frontier.length) {
+      this.frontier = this.next
+      this.next = []
+      this.index = 0
+      this.done = !(this.frontier.length > 0 && this.budget > 0)
+    }
+    return revision
   }
 }
