@@ -12,6 +12,7 @@ import { mcpWriteBenchmark } from './mcpWrite.js'
 import { rssBenchmark } from './rss.js'
 import { transformBenchmark } from './transform.js'
 import { validateBenchmark } from './validate.js'
+import { workflowParseBenchmark } from './workflowParse.js'
 import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Benchmark, type RunOptions, type TargetResult } from './util.js'
 
 /**
@@ -29,12 +30,14 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
  * QUIRE_ACTIONLINT_CORPUS, QUIRE_BENCH_FANOUT_RATE, QUIRE_BENCH_FANOUT_MS; for the mcp-* benchmarks QUIRE_BENCH_MCP_MS
  * (phase length) and QUIRE_BENCH_MCP_NODE_ARGS (Node flags for the servers, e.g. --cpu-prof); QUIRE_BENCH_BROWSER_MS
  * (the browser benchmark's phase length); QUIRE_BENCH_COHERENCE_FILES, QUIRE_BENCH_COHERENCE_ENTRIES and
- * QUIRE_BENCH_COHERENCE_APPENDS (the coherence workspace's size and the appends timed).
+ * QUIRE_BENCH_COHERENCE_APPENDS (the coherence workspace's size and the appends timed); QUIRE_BENCH_WORKFLOW_RUNS (samples
+ * per size of the workflowParse benchmark).
  */
 
 const benchmarks: readonly Benchmark[] = [
   appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark,
   transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark, browserBenchmark, coherenceBenchmark,
+  workflowParseBenchmark,
 ]
 
 const args = process.argv.slice(2)
