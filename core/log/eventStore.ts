@@ -294,11 +294,8 @@ export class EventStore implements EventLog {
     }
     this.unsettled.push({ lastPosition: position - 1, before: results.map(({ stream, head }) => [stream, head] as const) })
     this.nextPosition = position
-    const durable = new Promise<void>((resolve, reject: (error: JournalWriteError) => void) =>
-      this.committer.submit({ operations, firstPosition, lastPosition: position - 1, resolve, reject }),
-    )
-    // A caller that drops `durable` must not crash the process when it rejects; one that awaits it still sees why.
-    durable.catch(() => {})
+    // Shared by the appends that go out in the same write; a caller may drop it (the committer handles a rejection).
+    const durable = this.committer.append(operations, firstPosition, position - 1)
     return results.map(({ events, head, version }) => ({
       events,
       nextExpectedStreamVersion: version,

@@ -58,9 +58,40 @@ export interface GroupCommitOptions {
 
 const DEFAULT_RETRY_WINDOW_MS = 5_000
 
+/**
+ * The appends that go out in one write share one promise: on the append path a promise, its executor and its
+ * resolving functions per append showed in the profile, and the acks of a batch are one event anyway. A ticket
+ * stops taking appends once its batch is cut, or when one more would make the batch carry more than the most
+ * operations a batch may.
+ */
+class Ticket {
+  readonly durable: Promise<void>
+  resolve!: () => void
+  reject!: (error: JournalWriteError) => void
+  operations = 0
+  cut = false
+  constructor() {
+    this.durable = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve
+      this.reject = reject
+    })
+    // A caller that drops the promise must not crash the process when it rejects; one that awaits it sees why.
+    this.durable.catch(() => {})
+  }
+}
+
+interface Queued<Operation> {
+  readonly operations: readonly Operation[]
+  readonly firstPosition: number
+  readonly lastPosition: number
+  readonly ticket: Ticket
+}
+
 export class GroupCommitter<Operation = BatchOperation> {
-  private queue: PendingAppend<Operation>[] = []
-  private inFlight: PendingAppend<Operation>[] = []
+  private queue: Queued<Operation>[] = []
+  private inFlight: Queued<Operation>[] = []
+  /** The ticket appends join until its batch is cut. */
+  private open: Ticket | undefined
   private writing: Promise<void> | undefined
   private submittedPosition = 0
   private committedPosition = 0
@@ -89,9 +120,28 @@ export class GroupCommitter<Operation = BatchOperation> {
     this.now = options.now ?? (() => performance.now())
   }
 
+  /** Queues an append (positions `firstPosition`..`lastPosition`, in order after every earlier one). */
   submit(append: PendingAppend<Operation>): void {
-    this.queue.push(append)
-    this.submittedPosition = Math.max(this.submittedPosition, append.lastPosition)
+    this.append(append.operations, append.firstPosition, append.lastPosition).then(append.resolve, append.reject)
+  }
+
+  /**
+   * Queues an append; resolves once it is on disk, rejects with JournalWriteError if it never will be. Appends that
+   * go out in the same write share the promise.
+   */
+  append(operations: readonly Operation[], firstPosition: number, lastPosition: number): Promise<void> {
+    let ticket = this.open
+    if (!ticket || ticket.cut || (ticket.operations > 0 && ticket.operations + operations.length > this.maxOperations)) {
+      ticket = this.open = new Ticket()
+    }
+    ticket.operations += operations.length
+    this.queue.push({ operations, firstPosition, lastPosition, ticket })
+    this.submittedPosition = Math.max(this.submittedPosition, lastPosition)
+    this.wake()
+    return ticket.durable
+  }
+
+  private wake(): void {
     // With a write in flight, the append goes out when it returns.
     if (this.writing) return
     if (this.released > 0 && this.closesNow()) this.startWriting()
@@ -236,11 +286,12 @@ export class GroupCommitter<Operation = BatchOperation> {
     }
   }
 
-  private committed(batch: readonly PendingAppend<Operation>[]): void {
+  private committed(batch: readonly Queued<Operation>[]): void {
     const lastPosition = batch[batch.length - 1]!.lastPosition
     this.committedPosition = lastPosition
     this.options.onCommitted?.(lastPosition)
-    for (const append of batch) append.resolve()
+    // A batch is one ticket (`takeBatch`).
+    batch[0]!.ticket.resolve()
     if (this.waiters.length > 0) {
       const ready = this.waiters.filter((waiter) => waiter.position <= lastPosition)
       this.waiters = this.waiters.filter((waiter) => waiter.position > lastPosition)
@@ -250,8 +301,8 @@ export class GroupCommitter<Operation = BatchOperation> {
 
   /** Fails `batch` and the appends queued `behind` it (together every pending one) and takes their positions back. */
   private fail(
-    batch: readonly PendingAppend<Operation>[],
-    behind: readonly PendingAppend<Operation>[],
+    batch: readonly Queued<Operation>[],
+    behind: readonly Queued<Operation>[],
     reason: 'write-failed' | 'closed',
     cause: unknown,
   ): void {
@@ -259,25 +310,29 @@ export class GroupCommitter<Operation = BatchOperation> {
     this.submittedPosition = this.committedPosition
     this.lastError = undefined
     this.options.onFailed?.(firstPosition)
-    for (const append of batch) append.reject(new JournalWriteError(firstPosition, reason, { cause }))
-    for (const append of behind) {
-      append.reject(new JournalWriteError(firstPosition, reason === 'closed' ? 'closed' : 'behind-failed-batch', { cause }))
+    // Each ticket once: its appends are next to each other. (Abandoned, `batch` may hold several.)
+    let rejected: Ticket | undefined
+    const reject = (append: Queued<Operation>, failure: JournalWriteError['reason']) => {
+      if (append.ticket === rejected) return
+      rejected = append.ticket
+      // Settled: no later append may join it.
+      append.ticket.cut = true
+      append.ticket.reject(new JournalWriteError(firstPosition, failure, { cause }))
     }
+    for (const append of batch) reject(append, reason)
+    for (const append of behind) reject(append, reason === 'closed' ? 'closed' : 'behind-failed-batch')
     // Every waiter was waiting for appends that are now settled.
     const waiters = this.waiters
     this.waiters = []
     for (const waiter of waiters) waiter.resolve()
   }
 
-  private takeBatch(): PendingAppend<Operation>[] {
-    let count = 0
-    let taken = 0
-    while (taken < this.queue.length) {
-      const size = this.queue[taken]!.operations.length
-      if (taken > 0 && count + size > this.maxOperations) break
-      count += size
-      taken++
-    }
+  /** The appends of the first ticket in the queue: one batch. */
+  private takeBatch(): Queued<Operation>[] {
+    const ticket = this.queue[0]!.ticket
+    ticket.cut = true
+    let taken = 1
+    while (taken < this.queue.length && this.queue[taken]!.ticket === ticket) taken++
     return this.queue.splice(0, taken)
   }
 
