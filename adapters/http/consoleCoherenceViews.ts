@@ -69,8 +69,11 @@ export async function workspacesView(services: Services): Promise<CoherenceWorks
  * non-fresh edge, per context — the default first (the one resolutions apply to), then the others the workspace's
  * manifests define, judged at the same moment. The default context's header carries the manifests that failed to load.
  */
+/** The console polls every few seconds; scanning a large workspace that often would be all the daemon does. */
+const CONSOLE_SCAN_AGE_MS = 30_000
+
 export async function breakdownView(services: Services, workspace: string): Promise<CoherenceBreakdown> {
-  const { rows, projection, moment } = await services.coherence.liveEdges(workspace, USER)
+  const { rows, projection, moment } = await services.coherence.liveEdges(workspace, USER, { scanAgeMs: CONSOLE_SCAN_AGE_MS })
   const status = statusView(await services.coherence.status(workspace))
   const contexts = projection.contextSummaries().map((summary): CoherenceContextBreakdown => {
     const view = projection.contexts.view(summary.id)

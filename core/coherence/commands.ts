@@ -96,7 +96,7 @@ export class CoherenceCommands {
   private readonly turns: DocumentTurns
   private writerId: Promise<string> | undefined
   /** Per workspace, what the last scan found: objects without a file (hidden) and ids held as duplicates. */
-  private readonly scanned = new Map<string, { absent: ReadonlySet<string>; held: ReadonlySet<string> }>()
+  private readonly scanned = new Map<string, { absent: ReadonlySet<string>; held: ReadonlySet<string>; at: number }>()
 
   constructor(
     private readonly store: EventLog,
@@ -171,8 +171,12 @@ export class CoherenceCommands {
    * Every live edge with its state, fresh ones included, after a reconcile: the console's breakdown. `moment` is what
    * the rows were judged at (the clock, the objects the scan found no file for), for the other contexts' breakdowns.
    */
-  async liveEdges(root: string, actor: Actor): Promise<{ rows: ProjectedEdge[]; projection: CoherenceProjection; moment: { now: Date; absent: ReadonlySet<string> } }> {
-    const view = await this.reconciled(root, actor)
+  async liveEdges(
+    root: string,
+    actor: Actor,
+    options: { readonly scanAgeMs?: number } = {},
+  ): Promise<{ rows: ProjectedEdge[]; projection: CoherenceProjection; moment: { now: Date; absent: ReadonlySet<string> } }> {
+    const view = await this.reconciled(root, actor, options.scanAgeMs)
     const moment = this.moment(root)
     return { rows: view.projection.liveEdges(moment), projection: view.projection, moment }
   }
@@ -405,19 +409,23 @@ export class CoherenceCommands {
   }
 
   /** Scans and appends what the scan says the ledger must learn (spec §9.4), then the view after. */
-  private async reconciled(root: string, actor: Actor): Promise<CoherenceView> {
+  private async reconciled(root: string, actor: Actor, scanAgeMs = 0): Promise<CoherenceView> {
     const writer = await this.writer()
     const ledger = this.ledgerOf(root, writer)
     return ledger.exclusive(async () => {
       const before = await ledger.view({ forWriting: true })
       if (!before.initialized) return before
+      // A caller that polls (the console) may take a scan made a moment ago: Quire's own saves reach the ledger at
+      // once, and the disk watcher reports other programs' changes to open files; only closed files wait.
+      const scannedAt = this.scanned.get(root)?.at
+      if (scanAgeMs > 0 && scannedAt !== undefined && this.now() - scannedAt < scanAgeMs) return before
       // Quire's own data directory may sit inside a workspace (`--workspace ~`): it is never content.
       const scan = await scanWorkspace(root, { ownDataDirectories: [this.home] })
       const outcome = reconcile(before.projection, scan.files)
       // An object is absent only if a complete scan did not find it: a truncated scan, or a folder that could not be
       // listed, says nothing about the files it did not reach.
       const absent = scan.complete ? outcome.absent : []
-      this.scanned.set(root, { absent: new Set(absent), held: new Set(outcome.held.map((entry) => entry.object)) })
+      this.scanned.set(root, { absent: new Set(absent), held: new Set(outcome.held.map((entry) => entry.object)), at: this.now() })
       const planned = plannedEntries(outcome, revisionId)
       if (planned.length === 0 || before.read.futureFormat > 0) return before
       const at = new Date(this.now())

@@ -45,6 +45,15 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
     },
   },
   {
+    title: 'Coherence',
+    keys: {
+      trackProvenance: {
+        label: 'Track document provenance',
+        hint: 'When on, each save inside a workspace is recorded in its .vmark/ ledger (what the document was made from), so the Coherence view can show which documents went stale when their sources changed.',
+      },
+    },
+  },
+  {
     title: 'Workspaces',
     keys: {
       workspaceRail: { label: 'Show the workspace rail', hint: 'Each window shows one open workspace’s tabs at a time, picked in the rail.' },
