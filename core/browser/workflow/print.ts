@@ -16,10 +16,10 @@ const STEP_KIND_SET: ReadonlySet<string> = new Set(STEP_KINDS)
  * then `trigger` when there is one), then one numbered line per step, LF line ends, a final LF.
  *
  * Each line holds its value verbatim, so a value the parser would read differently is refused with a
- * WorkflowPrintError naming the field, never quietly changed: a site or trigger that is empty (an empty trigger is
- * simply left out), padded with white space or holding a line break; an input name outside the rule or given twice;
- * no steps; a step whose index is not its position, whose kind is not a step kind, or whose text is empty, padded or
- * holds a line break. Step text is otherwise free: quotes, backslashes, braces, `#`, `---` and `:` all print as
+ * WorkflowPrintError naming the field, never quietly changed: a site or trigger that is empty (a workflow without a
+ * trigger has no `trigger` at all), padded with white space or holding a line break; an input name outside the rule
+ * or given twice; no steps; a step whose index is not its position, whose kind is not a step kind, or whose text is
+ * empty, padded or holds a line break. Step text is otherwise free: quotes, backslashes, braces, `#`, `---` and `:` all print as
  * they are (a step line starts with its number, so none of them can be taken for a comment or a fence).
  */
 export function printWorkflow(workflow: Workflow): string {
