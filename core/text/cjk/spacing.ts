@@ -1,7 +1,7 @@
 import { CJK_NO_KOREAN, CJK_SPACED, LATIN } from './characters.js'
 import type { Region } from './blockRegions.js'
 import { LINK_CLOSE, LINK_OPEN, WORD } from './placeholders.js'
-import { Rewrite, UnitOutput } from './unitOutput.js'
+import { UnitOutput } from './unitOutput.js'
 
 /**
  * One space between a CJK character and an adjacent Latin letter or digit, both ways (DOC.TRANSFORM.4). Decisions:
@@ -198,28 +198,36 @@ function wordOrNumberAt(text: string, at: number): boolean {
  */
 export function spaceCjkEnglish(text: string): string {
   const length = text.length
-  const rewrite = new Rewrite(text)
+  // At most one space goes before each unit, so twice the input never has to grow; units are written as they are
+  // passed (a space between CJK and Latin is common: tens of thousands per megabyte).
+  const output = new UnitOutput(2 * length + 1)
+  const units = output.units
+  let w = 0
+  let inserted = false
   /** What ends just before the current position: a CJK character, a Latin word or number end, or neither. */
   let left = F_OTHER
   let at = 0
   while (at < length) {
-    let kind = FORMAT_CLASS[text.charCodeAt(at)]!
-    // Most units are CJK or Latin: those two only ever need the class of what came before.
+    const code = text.charCodeAt(at)
+    let kind = FORMAT_CLASS[code]!
+    // Most units are CJK, Latin, spaces or punctuation: those only ever need the class of what came before.
     if (kind === F_CJK) {
-      if (left === F_LETTER) rewrite.insert(at, 0x20)
+      if (left === F_LETTER) units[w++] = 0x20, inserted = true
       left = F_CJK
+      units[w++] = code
       at++
       continue
     }
     if (kind === F_LETTER || kind === F_DIGIT) {
-      if (left === F_CJK) rewrite.insert(at, 0x20)
+      if (left === F_CJK) units[w++] = 0x20, inserted = true
       left = F_LETTER
+      units[w++] = code
       at++
       continue
     }
-    // Spaces and punctuation neither start a side nor end one.
     if (kind === F_OTHER) {
       left = F_OTHER
+      units[w++] = code
       at++
       continue
     }
@@ -231,27 +239,38 @@ export function spaceCjkEnglish(text: string): string {
       } else kind = F_OTHER
     }
     if (kind === F_CLOSER || kind === F_OPENER) {
-      if (left !== F_OTHER) {
-        // Between a side and what follows the closers and openers: the space goes after the closers.
-        let gap = at
-        while (FORMAT_CLASS[text.charCodeAt(gap)] === F_CLOSER) gap++
-        let after = gap
-        while (FORMAT_CLASS[text.charCodeAt(after)] === F_OPENER) after++
-        if (left === F_CJK ? wordOrNumberAt(text, after) : cjkAt(text, after)) rewrite.insert(gap, 0x20)
-        at = after
-        left = F_OTHER
+      if (left === F_OTHER) {
+        units[w++] = code
+        at++
         continue
       }
-      at++
+      // Between a side and what follows the closers and openers: the space goes after the closers.
+      let gap = at
+      while (FORMAT_CLASS[text.charCodeAt(gap)] === F_CLOSER) units[w++] = text.charCodeAt(gap++)
+      if (left === F_CJK ? wordOrNumberAfterOpeners(text, gap) : cjkAfterOpeners(text, gap)) units[w++] = 0x20, inserted = true
+      while (FORMAT_CLASS[text.charCodeAt(gap)] === F_OPENER) units[w++] = text.charCodeAt(gap++)
+      at = gap
+      left = F_OTHER
       continue
     }
-    if (left !== F_OTHER && (left === F_CJK ? kind !== F_CJK && wordOrNumberAt(text, at) : kind === F_CJK)) rewrite.insert(at, 0x20)
+    if (left !== F_OTHER && (left === F_CJK ? kind !== F_CJK && wordOrNumberAt(text, at) : kind === F_CJK)) units[w++] = 0x20, inserted = true
     // What the character leaves for the next one: a digit followed by a unit suffix ends a number too.
     if (kind === F_CJK) left = F_CJK
     else if (kind === F_SUFFIX && at > 0 && FORMAT_CLASS[text.charCodeAt(at - 1)] === F_DIGIT) left = F_LETTER
     else left = F_OTHER
+    units[w++] = code
+    if (width === 2) units[w++] = text.charCodeAt(at + 1)
     at += width
   }
-  return rewrite.result()
+  if (!inserted) return text
+  output.length = w
+  return output.toString()
 }
+
+function skipOpeners(text: string, at: number): number {
+  while (FORMAT_CLASS[text.charCodeAt(at)] === F_OPENER) at++
+  return at
+}
+const wordOrNumberAfterOpeners = (text: string, at: number): boolean => wordOrNumberAt(text, skipOpeners(text, at))
+const cjkAfterOpeners = (text: string, at: number): boolean => cjkAt(text, skipOpeners(text, at))
 
