@@ -62,7 +62,7 @@ const REGION_CLASS: Readonly<Record<string, number>> = { [WORD]: LATIN_CLASS, [L
 export function spaceCjkLatin(text: string, regions: readonly Region[] = []): string {
   const length = text.length
   // At most one space goes before each unit or region, so twice the input never has to grow.
-  const output = new UnitOutput(2 * length + 1)
+  const output = UnitOutput.shared(2 * length + 1)
   const units = output.units
   let w = 0
   let inserted = false
@@ -200,7 +200,7 @@ export function spaceCjkEnglish(text: string): string {
   const length = text.length
   // At most one space goes before each unit, so twice the input never has to grow; units are written as they are
   // passed (a space between CJK and Latin is common: tens of thousands per megabyte).
-  const output = new UnitOutput(2 * length + 1)
+  const output = UnitOutput.shared(2 * length + 1)
   const units = output.units
   let w = 0
   let inserted = false

@@ -8,6 +8,10 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
  */
 const NATIVE_COPY = 512
 
+/** The largest array {@link UnitOutput.shared} keeps between calls: 8 MiB. */
+const SHARED_LIMIT = 1 << 22
+let sharedOutput: UnitOutput | undefined
+
 /**
  * A transform's output as UTF-16 code units in one growable array, turned into a string once at the end. The
  * scanners copy each unit of their input as they pass it, so the output costs no slices, no string concatenation
@@ -22,6 +26,19 @@ export class UnitOutput {
 
   constructor(capacity: number) {
     this.units = uninitialised(Math.max(16, capacity))
+  }
+
+  /**
+   * An empty output over one array kept for the whole process and reused by every call: a transform of a megabyte
+   * would otherwise allocate (and leave to the collector) megabytes of buffer per rule. Valid until the next call of
+   * `shared`: the scanners are synchronous and never nest, and `toString` copies the result out. Arrays beyond
+   * {@link SHARED_LIMIT} units are not kept.
+   */
+  static shared(capacity: number): UnitOutput {
+    if (capacity > SHARED_LIMIT) return new UnitOutput(capacity)
+    if (sharedOutput === undefined || sharedOutput.units.length < capacity) sharedOutput = new UnitOutput(Math.max(capacity, 1 << 16))
+    sharedOutput.length = 0
+    return sharedOutput
   }
 
   /** Makes room for `extra` more units beyond `length`; returns the (possibly new) array. */
@@ -120,7 +137,7 @@ export class Rewrite {
       pieces[2 * count] = text.slice(kept)
       return pieces.join('')
     }
-    const output = new UnitOutput(text.length + count + 16)
+    const output = UnitOutput.shared(text.length + count + 16)
     let kept = 0
     for (let index = 0; index < count; index++) {
       output.copy(text, kept, froms[index]!)
