@@ -25,11 +25,11 @@ export function spaceCjkParentheses(text: string): string {
   return rewrite.result()
 }
 
-const CURRENCY_SPACED = ['$', '¥', '€', '£', '₹'].flatMap((sign) => [`${sign} `, `${sign}\t`])
+const CURRENCIES = ['$', '¥', '€', '£', '₹']
 
 /** `currencySpacing`: no space between a currency symbol and its amount (`$ 100` → `$100`). */
 export const fixCurrencySpacing = (text: string): string =>
-  CURRENCY_SPACED.some((spaced) => text.includes(spaced)) ? text.replace(/([$¥€£₹])[ \t]+(?=[0-9])/g, '$1') : text
+  CURRENCIES.some((sign) => text.includes(`${sign} `) || text.includes(`${sign}\t`)) ? text.replace(/([$¥€£₹])[ \t]+(?=[0-9])/g, '$1') : text
 
 const isBlank = (code: number): boolean => code === 0x20 || code === 0x09
 

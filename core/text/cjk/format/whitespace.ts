@@ -1,5 +1,4 @@
 import { FULLWIDTH_SPACED_PUNCTUATION } from '../characters.js'
-import { CharFinder } from '../charFinder.js'
 import { Rewrite } from '../unitOutput.js'
 
 /** `，。！？；：、（）【】《》「」『』〈〉` by code unit (all BMP). */
@@ -21,18 +20,18 @@ const isSolid = (code: number): boolean => code === code && code !== 0x20 && cod
  * side (and a solid character on the other) goes.
  */
 export function collapseSpaces(text: string): string {
-  const blanks = new CharFinder(text, ' \t')
   const rewrite = new Rewrite(text)
-  for (let start = blanks.from(0); start !== -1; ) {
+  const length = text.length
+  // Unit by unit: after CJK–English spacing a megabyte holds tens of thousands of spaces, too many to find one by one.
+  for (let start = 0; start < length; start++) {
+    if (!isBlank(text.charCodeAt(start))) continue
     let end = start + 1
     while (isBlank(text.charCodeAt(end))) end++
     const before = start > 0 ? text.charCodeAt(start - 1) : NaN
     const after = text.charCodeAt(end)
-    let replacement = -1
-    if ((isSolid(before) && FULLWIDTH_UNIT[after] === 1) || (FULLWIDTH_UNIT[before] === 1 && isSolid(after))) replacement = 0
-    else if (end - start >= 2 && isSolid(before) && isSolid(after)) replacement = 1
-    if (replacement !== -1) rewrite.replace(start, end, replacement === 1 ? 0x20 : -1)
-    start = blanks.from(end)
+    if ((isSolid(before) && FULLWIDTH_UNIT[after] === 1) || (FULLWIDTH_UNIT[before] === 1 && isSolid(after))) rewrite.replace(start, end, -1)
+    else if (end - start >= 2 && isSolid(before) && isSolid(after)) rewrite.replace(start, end, 0x20)
+    start = end
   }
   return rewrite.result()
 }
