@@ -212,6 +212,8 @@ export class PostgresEventLog implements EventLog {
       const { rows } = await pool.query<{ position: number }>(`SELECT position FROM ${s}.log_head`)
       const log = new PostgresEventLog(pool, writer, listener, connectionString, schema, rows[0]!.position, options)
       await log.listen()
+      // What other nodes committed before this node listened is read in now; what they commit later is notified.
+      await log.syncTo((await pool.query<{ position: number }>(log.sql.head)).rows[0]!.position)
       for (const row of (await pool.query<QuarantinedRecord>(`SELECT position, reason, bytes FROM ${s}.quarantine ORDER BY position`)).rows) {
         log.quarantined.set(row.position, { position: row.position, reason: row.reason, bytes: row.bytes })
       }

@@ -120,7 +120,7 @@ function startThrowawayCluster(): [string, () => void] {
       spawnSync(asRoot ? 'runuser' : program, asRoot ? ['-u', 'postgres', '--', program, ...args] : args, { stdio: 'ignore', cwd: root })
       started = false
     }
-    rmSync(root, { recursive: true, force: true })
+    rmSync(root, { recursive: true, force: true, maxRetries: 5 })
   }
   process.on('exit', stop)
   try {
