@@ -10,6 +10,7 @@ import { mcpFilesystemBenchmark } from './mcpFilesystem.js'
 import { mcpThroughputBenchmark } from './mcpThroughput.js'
 import { mcpWriteBenchmark } from './mcpWrite.js'
 import { rssBenchmark } from './rss.js'
+import { scalingBenchmark } from './scaling/index.js'
 import { transformBenchmark } from './transform.js'
 import { validateBenchmark } from './validate.js'
 import { workflowParseBenchmark } from './workflowParse.js'
@@ -31,13 +32,13 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
  * (phase length) and QUIRE_BENCH_MCP_NODE_ARGS (Node flags for the servers, e.g. --cpu-prof); QUIRE_BENCH_BROWSER_MS
  * (the browser benchmark's phase length); QUIRE_BENCH_COHERENCE_FILES, QUIRE_BENCH_COHERENCE_ENTRIES and
  * QUIRE_BENCH_COHERENCE_APPENDS (the coherence workspace's size and the appends timed); QUIRE_BENCH_WORKFLOW_RUNS (samples
- * per size of the workflowParse benchmark).
+ * per size of the workflowParse benchmark); QUIRE_BENCH_SCALING (which curves of the scaling benchmark run).
  */
 
 const benchmarks: readonly Benchmark[] = [
   appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark,
   transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark, browserBenchmark, coherenceBenchmark,
-  workflowParseBenchmark,
+  workflowParseBenchmark, scalingBenchmark,
 ]
 
 const args = process.argv.slice(2)

@@ -1,0 +1,128 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { ClassicLevel } from 'classic-level'
+import { CLI, cpuPerOp, launchQuireStdio, launchStdio, MarkdownText, p50, p99, type Series } from '../mcpSupport.js'
+import { fmtInt, fmtMs, fmtRatio, runChild, settle, withTempDir, type TargetResult } from '../util.js'
+import type { HistorySample } from './historyChild.js'
+import { logLogPlot, publish, tableText } from './plot.js'
+import { floorLoop, openDocument, writeLoop } from './writes.js'
+
+/**
+ * Write latency against the length of a document's history. One 10 KB Markdown file is opened over MCP
+ * (`quire mcp`, stdio, embedded core); between checkpoints the server stops and a fresh process appends peer
+ * keystrokes to the document (bench/scaling/historyChild.ts: type a character, delete it, so the text stays the
+ * file's) until its stream holds the checkpoint's number of events; the engine closes, snapshotting it. The server
+ * starts again, and the same number of `document.write` calls (8-character edit, `save: true`) is timed, after the
+ * same number of floor calls (synced put + fsync'd atomic write of the same 10 KB). The writes themselves add a few
+ * events each, so the history at a checkpoint's last write is a little longer than the checkpoint; both are printed.
+ * The target: write p50 at the longest history within 1.2x of the shortest (each against its own floor).
+ */
+
+export interface HistorySizes {
+  readonly checkpoints: readonly number[]
+  readonly writes: number
+}
+
+const SIZE = 10 * 1024
+
+interface Point {
+  readonly events: number
+  readonly eventsAfter: number
+  readonly generationMs: number
+  readonly write: Series
+  readonly floor: Series
+}
+
+export async function historyCurve(sizes: HistorySizes, write: boolean): Promise<TargetResult[]> {
+  return withTempDir('scaling-history', async (root) => {
+    const workspace = join(root, 'workspace')
+    const floorDir = join(root, 'floor')
+    await mkdir(workspace)
+    await mkdir(floorDir)
+    const home = join(root, 'home')
+    // One file per checkpoint, so each history is exactly as long as asked when its writes start.
+    const files = sizes.checkpoints.map((checkpoint, index) => ({ checkpoint, path: join(workspace, `history-${checkpoint}.md`), text: new MarkdownText(SIZE, 77 + index) }))
+    for (const one of files) await writeFile(one.path, one.text.text)
+    // Written before each checkpoint's timed writes, so the server's JIT warms up on a document other than the measured one.
+    const warm = { path: join(workspace, 'warm-up.md'), text: new MarkdownText(SIZE, 76) }
+    await writeFile(warm.path, warm.text.text)
+    const floorPath = join(floorDir, 'floor.md')
+    const floorText = new MarkdownText(SIZE, 78)
+    await writeFile(floorPath, floorText.text)
+    const db = new ClassicLevel<string, Uint8Array>(join(floorDir, 'db'), { valueEncoding: 'view' })
+    await db.open()
+    const counter = { n: 0 }
+    const points: Point[] = []
+    try {
+      {
+        const quire = await launchQuireStdio(home, workspace)
+        try {
+          for (const one of [warm, ...files]) await openDocument(quire, one.path, one.text)
+        } finally {
+          await quire.close()
+        }
+      }
+      for (const { checkpoint, path, text } of files) {
+        const grown = await runChild<HistorySample>('scaling/historyChild.js', [home, path, String(checkpoint)])
+        // Not launchQuireStdio: the review limit is already raised, and `quire settings set` on a data directory with
+        // open tabs dies of a disk-watch read racing its close (adapters/cli/commands/person.ts opens it watching).
+        const quire = await launchStdio(CLI, ['--home', home, 'mcp', '--workspace', workspace], 'quire-stdio')
+        let point: Omit<Point, 'eventsAfter'>
+        try {
+          const document = await openDocument(quire, path, text)
+          await writeLoop('warm-up', 0, 5, quire, await openDocument(quire, warm.path, warm.text))
+          await floorLoop('warm-up', 0, 3, db, floorPath, floorText, counter)
+          await settle()
+          const floor = await floorLoop(`floor at ${fmtInt(grown.events)}`, 0, sizes.writes, db, floorPath, floorText, counter)
+          await settle()
+          const written = await writeLoop(`document.write at ${fmtInt(grown.events)}`, 0, sizes.writes, quire, document)
+          if ((await readFile(path, 'utf8')) !== text.text) throw new Error(`${path} does not hold the last text written`)
+          point = { events: grown.events, generationMs: grown.milliseconds, write: written, floor }
+        } finally {
+          await quire.close()
+        }
+        // How long the history is after the timed writes: a child that adds nothing.
+        const after = await runChild<HistorySample>('scaling/historyChild.js', [home, path, '0'])
+        points.push({ ...point, eventsAfter: after.events })
+      }
+    } finally {
+      await db.close()
+    }
+    const first = points[0]!
+    const relative = (point: Point) => p50(point.write) / p50(point.floor) / (p50(first.write) / p50(first.floor))
+    const table = tableText(
+      ['history (events)', 'after the writes', 'writes', 'write p50', 'write p99', 'floor p50', 'p50 / floor', 'vs shortest (floor-relative)', 'server CPU/write', 'made in'],
+      points.map((point) => [
+        fmtInt(point.events),
+        fmtInt(point.eventsAfter),
+        fmtInt(point.write.latencies.length),
+        fmtMs(p50(point.write)),
+        fmtMs(p99(point.write)),
+        fmtMs(p50(point.floor)),
+        fmtRatio(p50(point.write) / p50(point.floor)),
+        fmtRatio(relative(point)),
+        cpuPerOp(point.write.serverCpuMs, point.write.latencies.length),
+        `${(point.generationMs / 1000).toFixed(1)} s`,
+      ]),
+    )
+    const plot = logLogPlot(
+      'document.write p50 (*) and its floor p50 (o) against the document\'s history length (10 KB text)',
+      'events in the document\'s stream',
+      'ms',
+      [
+        { label: 'floor: synced put + fsync\'d atomic write of 10 KB', mark: 'o', points: points.map((point) => [point.events, p50(point.floor)] as const) },
+        { label: 'document.write (8-character edit, save: true)', mark: '*', points: points.map((point) => [point.events, p50(point.write)] as const) },
+      ],
+    )
+    await publish(
+      'history',
+      `scaling: document.write latency against history length (${sizes.writes} writes per point, after as many floor calls)\n\n${table}\n\n${plot}`,
+      write,
+    )
+    const last = points.at(-1)!
+    return [
+      { benchmark: 'scaling', name: `history: write p50 at ${fmtInt(last.events)} / at ${fmtInt(first.events)} events (each vs its floor)`, ratio: relative(last), target: '≤ 1.2x', met: relative(last) <= 1.2 },
+      { benchmark: 'scaling', name: `history: write p50 / floor p50 at ${fmtInt(last.events)} events`, ratio: p50(last.write) / p50(last.floor), target: 'none', met: null },
+    ]
+  })
+}

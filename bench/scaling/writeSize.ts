@@ -1,0 +1,107 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { ClassicLevel } from 'classic-level'
+import { cpuPerOp, launchQuireStdio, MarkdownText, p50, p99, type Series } from '../mcpSupport.js'
+import { fmtInt, fmtMs, fmtRatio, settle, withTempDir, type TargetResult } from '../util.js'
+import { logLogPlot, logSlope, publish, tableText } from './plot.js'
+import { floorLoop, openDocument, raiseMessageLimit, writeLoop } from './writes.js'
+
+/**
+ * `document.write` latency against document size: one `quire mcp` (stdio, embedded core) with one Markdown file per
+ * size, each written with an 8-character edit (whole text sent, `save: true`), and at each size the floor of the same
+ * bytes (synced put + fsync'd atomic write) timed just before. Slope of log(p50) on log(size) of both: the target is
+ * that the write's grows no faster than 1.5x the floor's.
+ */
+
+export interface WriteSizeSizes {
+  readonly sizes: readonly number[]
+  readonly phaseMs: number
+  readonly minCalls: number
+}
+
+const label = (bytes: number): string => (bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : `${bytes / 1024} KiB`)
+
+export async function writeSizeCurve(sizes: WriteSizeSizes, write: boolean): Promise<TargetResult[]> {
+  return withTempDir('scaling-size', async (root) => {
+    const workspace = join(root, 'workspace')
+    const floorDir = join(root, 'floor')
+    await mkdir(workspace)
+    await mkdir(floorDir)
+    const home = join(root, 'home')
+    await raiseMessageLimit(home)
+    const texts = new Map<number, MarkdownText>()
+    for (const size of sizes.sizes) {
+      const text = new MarkdownText(size, 31 + size)
+      texts.set(size, text)
+      await writeFile(join(workspace, `size-${size}.md`), text.text)
+    }
+    const db = new ClassicLevel<string, Uint8Array>(join(floorDir, 'db'), { valueEncoding: 'view' })
+    await db.open()
+    const quire = await launchQuireStdio(home, workspace)
+    const rows: { size: number; floor: Series; write: Series }[] = []
+    try {
+      const counter = { n: 0 }
+      for (const size of sizes.sizes) {
+        const document = await openDocument(quire, join(workspace, `size-${size}.md`), texts.get(size)!)
+        const floorPath = join(floorDir, `floor-${size}.md`)
+        const floorText = new MarkdownText(size, 7 + size)
+        await writeFile(floorPath, floorText.text)
+        // Warm-ups: the size's first calls pay for allocations both sides then reuse.
+        await floorLoop('warm-up', 0, 2, db, floorPath, floorText, counter)
+        await writeLoop('warm-up', 0, 2, quire, document)
+        await settle()
+        const floor = await floorLoop(`floor ${label(size)}`, sizes.phaseMs * 0.6, sizes.minCalls, db, floorPath, floorText, counter)
+        await settle()
+        const written = await writeLoop(`document.write ${label(size)}`, sizes.phaseMs, sizes.minCalls, quire, document)
+        if ((await readFile(document.path, 'utf8')) !== document.text.text) throw new Error(`${document.path} does not hold the last text written`)
+        rows.push({ size, floor, write: written })
+        await settle()
+      }
+    } finally {
+      await quire.close()
+      await db.close()
+    }
+    const floorSlope = logSlope(rows.map((row) => [row.size, p50(row.floor)]))
+    const writeSlope = logSlope(rows.map((row) => [row.size, p50(row.write)]))
+    const table = tableText(
+      ['size', 'writes', 'write p50', 'write p99', 'floor p50', 'floor p99', 'p50 / floor', 'server CPU/write', 'per MiB (write p50)'],
+      rows.map(({ size, floor, write: series }) => [
+        label(size),
+        fmtInt(series.latencies.length),
+        fmtMs(p50(series)),
+        fmtMs(p99(series)),
+        fmtMs(p50(floor)),
+        fmtMs(p99(floor)),
+        fmtRatio(p50(series) / p50(floor)),
+        cpuPerOp(series.serverCpuMs, series.latencies.length),
+        fmtMs(p50(series) / (size / 1024 / 1024)),
+      ]),
+    )
+    const plot = logLogPlot(
+      'document.write p50 (*) and its floor p50 (o) against document size',
+      'document size',
+      'ms',
+      [
+        { label: 'floor: synced put + fsync\'d atomic write of the same bytes', mark: 'o', points: rows.map((row) => [row.size, p50(row.floor)] as const) },
+        { label: 'document.write (8-character edit, save: true, over stdio MCP)', mark: '*', points: rows.map((row) => [row.size, p50(row.write)] as const) },
+      ],
+    )
+    const slopes =
+      `log-log slope of p50 on size (1 = linear): document.write ${writeSlope.toFixed(2)}, floor ${floorSlope.toFixed(2)}; ` +
+      `ratio ${fmtRatio(writeSlope / floorSlope)}`
+    await publish(
+      'write-size',
+      `scaling: document.write latency against document size (each write sends the whole text with an 8-character edit)\n\n${table}\n\n${slopes}\n\n${plot}`,
+      write,
+    )
+    const first = rows[0]!
+    const last = rows[rows.length - 1]!
+    const growth = p50(last.write) / p50(first.write)
+    const floorGrowth = p50(last.floor) / p50(first.floor)
+    return [
+      { benchmark: 'scaling', name: 'write-size: slope of write p50 / slope of floor p50 (log-log)', ratio: writeSlope / floorSlope, target: '≤ 1.5x', met: writeSlope / floorSlope <= 1.5 },
+      { benchmark: 'scaling', name: `write-size: write p50 / floor p50 at ${label(last.size)}`, ratio: p50(last.write) / p50(last.floor), target: 'none', met: null },
+      { benchmark: 'scaling', name: `write-size: growth ${label(first.size)} → ${label(last.size)}, write / floor's`, ratio: growth / floorGrowth, target: 'none', met: null },
+    ]
+  })
+}
