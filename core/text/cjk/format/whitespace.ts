@@ -1,4 +1,5 @@
 import { FULLWIDTH_SPACED_PUNCTUATION } from '../characters.js'
+import { CharFinder } from '../charFinder.js'
 import { Rewrite } from '../unitOutput.js'
 
 /** `，。！？；：、（）【】《》「」『』〈〉` by code unit (all BMP). */
@@ -21,17 +22,16 @@ const isSolid = (code: number): boolean => code === code && code !== 0x20 && cod
  */
 export function collapseSpaces(text: string): string {
   const rewrite = new Rewrite(text)
-  const length = text.length
-  // Unit by unit: after CJK–English spacing a megabyte holds tens of thousands of spaces, too many to find one by one.
-  for (let start = 0; start < length; start++) {
-    if (!isBlank(text.charCodeAt(start))) continue
+  // Runs are found by native searches: one per run, and tabs (rare) get their own cursor only when there are any.
+  const blanks = text.includes('\t') ? new CharFinder(text, ' \t') : undefined
+  for (let start = blanks ? blanks.from(0) : text.indexOf(' '); start !== -1; ) {
     let end = start + 1
     while (isBlank(text.charCodeAt(end))) end++
     const before = start > 0 ? text.charCodeAt(start - 1) : NaN
     const after = text.charCodeAt(end)
     if ((isSolid(before) && FULLWIDTH_UNIT[after] === 1) || (FULLWIDTH_UNIT[before] === 1 && isSolid(after))) rewrite.replace(start, end, -1)
     else if (end - start >= 2 && isSolid(before) && isSolid(after)) rewrite.replace(start, end, 0x20)
-    start = end
+    start = blanks ? blanks.from(end) : text.indexOf(' ', end)
   }
   return rewrite.result()
 }
