@@ -40,9 +40,13 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 /** `count` nodes on one fresh schema, closed and dropped after `body`. */
-async function withNodes<T>(count: number, body: (nodes: PostgresEventLog[], schema: string) => Promise<T>): Promise<T> {
+async function withNodes<T>(
+  count: number,
+  body: (nodes: PostgresEventLog[], schema: string) => Promise<T>,
+  options: { readonly interceptWrite?: (write: () => Promise<void>) => Promise<void> } = {},
+): Promise<T> {
   const schema = `nodes_${randomBytes(6).toString('hex')}`
-  const nodes = await Promise.all(Array.from({ length: count }, () => PostgresEventLog.open(database(), { registry: new EventRegistry([Noted]), schema })))
+  const nodes = await Promise.all(Array.from({ length: count }, () => PostgresEventLog.open(database(), { registry: new EventRegistry([Noted]), schema, ...options })))
   try {
     return await body(nodes, schema)
   } finally {
@@ -50,6 +54,30 @@ async function withNodes<T>(count: number, body: (nodes: PostgresEventLog[], sch
     await admin.query(`DROP SCHEMA "${schema}" CASCADE`)
   }
 }
+
+describe('PostgresEventLog: group commit', () => {
+  it('given 64 appenders at once, when their appends are durable, then they shared a few transactions, not one each', async () => {
+    let transactions = 0
+    const interceptWrite = async (write: () => Promise<void>) => {
+      transactions++
+      await write()
+    }
+    await withNodes(
+      1,
+      async ([node]) => {
+        const round = () => Promise.all(Array.from({ length: 64 }, (_, i) => node!.append([{ stream: `doc:${i}`, events: [noted()] }]).then((batch) => batch.durable)))
+        // The first round loads 64 stream heads, and its appends trickle in as the loads answer; later ones know them.
+        await round()
+        transactions = 0
+        for (let i = 0; i < 3; i++) await round()
+        expect(node!.durableHeadPosition).toBe(256)
+        expect(transactions).toBeLessThanOrEqual(3 * 2)
+        expect((await node!.checkIntegrity()).problems).toEqual([])
+      },
+      { interceptWrite },
+    )
+  })
+})
 
 describe('PostgresEventLog: several nodes on one log', () => {
   it('given nodes opening a fresh schema at once, when they migrate, then each migration is applied once and every node opens the same log', async () => {
