@@ -13,26 +13,66 @@ import { collapseNewlines, collapseSpaces, removeTrailingSpaces } from './whites
 type Rule = (text: string) => string
 
 /**
+ * Whether this pass's text may hold a curly quote or an em dash, asked of the pass's input once, by one search for all
+ * three: a search for any single one of them is slow on spaced CJK text (V8 looks for the byte 0x20 of U+201C and
+ * U+2014, which every space matches). Only `dashConversion` and `smartQuoteConversion` write these characters, so
+ * once either has changed the text in this pass the answer is yes.
+ */
+class CurlyOrDash {
+  private input = ''
+  private absent: boolean | undefined
+  private created = false
+
+  startPass(input: string): void {
+    this.input = input
+    this.absent = undefined
+    this.created = false
+  }
+
+  /** Wraps a rule that may write a curly quote or an em dash. */
+  creator(rule: Rule): Rule {
+    return (text) => {
+      const out = rule(text)
+      if (out !== text) this.created = true
+      return out
+    }
+  }
+
+  /** Wraps a rule that does nothing without a curly quote or an em dash. */
+  reader(rule: Rule): Rule {
+    return (text) => (this.mayHold() ? rule(text) : text)
+  }
+
+  private mayHold(): boolean {
+    if (this.created) return true
+    this.absent ??= !CURLY_OR_DASH.test(this.input)
+    return !this.absent
+  }
+}
+
+const CURLY_OR_DASH = /[“‘—]/
+
+/**
  * The `cjk-format` rules in VMark's order (`rules/applyRules.ts`), each present only when its switch is on:
  * ellipsis → [CJK rules] full-width alphanumerics → full-width punctuation → full-width brackets → dashes → em-dash
  * spacing → smart quotes → corner quotes → nested corner quotes → quote spacing → single-quote spacing → CJK–English
  * spacing → CJK parenthesis spacing → full-width parentheses → currency → slash → consecutive punctuation →
  * [universal] space collapsing → trailing spaces → newline collapsing.
  */
-function rules(settings: CjkFormattingSettings): Rule[] {
+function rules(settings: CjkFormattingSettings, census: CurlyOrDash): Rule[] {
   const list: Rule[] = []
   const when = (on: boolean, rule: Rule) => on && list.push(rule)
   when(settings.ellipsisNormalization, normaliseEllipsis)
   when(settings.fullwidthAlphanumeric, normaliseFullwidthAlphanumeric)
   when(settings.fullwidthPunctuation, convertFullwidthPunctuation)
   when(settings.fullwidthBrackets, convertFullwidthBrackets)
-  when(settings.dashConversion, convertDashes)
-  when(settings.emdashSpacing, spaceEmDashes)
-  when(settings.smartQuoteConversion, (text) => convertSmartQuotes(text, settings.quoteStyle, settings.contextualQuotes))
-  when(settings.cjkCornerQuotes, convertToCornerQuotes)
+  when(settings.dashConversion, census.creator(convertDashes))
+  when(settings.emdashSpacing, census.reader(spaceEmDashes))
+  when(settings.smartQuoteConversion, census.creator((text) => convertSmartQuotes(text, settings.quoteStyle, settings.contextualQuotes)))
+  when(settings.cjkCornerQuotes, census.reader(convertToCornerQuotes))
   when(settings.cjkNestedQuotes, convertNestedCornerQuotes)
-  when(settings.quoteSpacing, (text) => spaceQuotes(text, '“', '”'))
-  when(settings.singleQuoteSpacing, (text) => spaceQuotes(text, '‘', '’'))
+  when(settings.quoteSpacing, census.reader((text) => spaceQuotes(text, '“', '”')))
+  when(settings.singleQuoteSpacing, census.reader((text) => spaceQuotes(text, '‘', '’')))
   when(settings.cjkEnglishSpacing, spaceCjkEnglish)
   when(settings.cjkParenthesisSpacing, spaceCjkParentheses)
   when(settings.fullwidthParentheses, convertFullwidthParentheses)
@@ -56,9 +96,11 @@ const MAX_PASSES = 6
  */
 export function formatProse(masked: string, settings: CjkFormattingSettings): string {
   if (!ANY_CJK_RE.test(masked)) return masked
-  const list = rules(settings)
+  const census = new CurlyOrDash()
+  const list = rules(settings, census)
   let text = masked
   for (let pass = 0; pass < MAX_PASSES; pass++) {
+    census.startPass(text)
     let next = text
     for (const rule of list) next = rule(next)
     if (next === text) return text
