@@ -12,6 +12,9 @@ import { APPROVALS_STREAM } from './approvals/events.js'
 import { ApprovalCommands } from './approvals/commands.js'
 import { BrowserAccess, evolveBrowserLog, initialBrowserLog, type BrowserLogState } from './browser/commands.js'
 import { BROWSER_STREAM } from './browser/events.js'
+import { WorkflowRunCommands } from './browser/workflow/runs/commands.js'
+import { WORKFLOW_RUNS_STREAM } from './browser/workflow/runs/events.js'
+import { evolveRuns, initialRuns, type RunsState } from './browser/workflow/runs/state.js'
 import { DocumentCommands } from './documents/commands.js'
 import { EditHooks } from './documents/editHooks.js'
 import { EditorGuards } from './edits/editorGuards.js'
@@ -52,6 +55,8 @@ export interface Views {
   readonly agents: FoldedStream<AgentsState>
   /** The `browser` stream's version (its actions are read from the log, not kept). */
   readonly browser: FoldedStream<BrowserLogState>
+  /** The browser's workflow runs (`browser-runs`): their steps, approval waits and outcomes, and the writes ledger. */
+  readonly workflowRuns: FoldedStream<RunsState>
   /** Every document's review threads (the `comments:<docId>` streams). */
   readonly comments: CommentsProjection
 }
@@ -73,6 +78,8 @@ export interface Commands {
   readonly review: ReviewCommands
   /** Whether an assistant may do a browser action now (grants, approvals, attachments), and the record of each one. */
   readonly browserAccess: BrowserAccess
+  /** The browser's workflow runs: each change decided and recorded; `workflow_status` reads it. */
+  readonly workflowRuns: WorkflowRunCommands
   /** The workspaces' coherence ledgers: status, edges, claims, contexts, resolutions, grants, and saves' captures. */
   readonly coherence: CoherenceCommands
 }
@@ -104,6 +111,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
       settings: new FoldedStream(SETTINGS_STREAM, initialSettings, evolveSettings),
       agents: new FoldedStream(AGENTS_STREAM, initialAgents, evolveAgents),
       browser: new FoldedStream(BROWSER_STREAM, initialBrowserLog, evolveBrowserLog),
+      workflowRuns: new FoldedStream(WORKFLOW_RUNS_STREAM, initialRuns, evolveRuns),
       comments: new CommentsProjection(),
     }
     for (const view of Object.values(views)) await view.load(store)
@@ -111,6 +119,9 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
     const presence = new PresenceRegistry()
     const hooks = new EditHooks()
     const commands = wire(home, store, documents, views, presence, hooks, now, options)
+    // The data directory is this process's alone: a run the log still shows running or paused lost its tab with the
+    // process that ran it, so it is ended as failed now, as the stream loads, rather than left to look alive.
+    await commands.workflowRuns.endInterrupted()
     return {
       home,
       store,
@@ -177,6 +188,7 @@ function wire(
     selection: new SelectionCommands(views.workspace, documents, documentCommands, presence, editors, hooks),
     agents: new AgentCommands(store, views.agents),
     browserAccess: new BrowserAccess(store, views.browser, approvals, now),
+    workflowRuns: new WorkflowRunCommands(store, views.workflowRuns),
     coherence,
     settings: new SettingsCommands(store, views.settings),
     workspace: new WorkspaceCommands(store, views.workspace, views.settings, documents, documentCommands, approvals),

@@ -7,8 +7,9 @@ import { documentEvents } from './documents/events.js'
 import { reviewEvents } from './review/events.js'
 import { settingsEvents } from './settings/events.js'
 import { workspaceEvents } from './workspace/events.js'
+import { workflowRunEvents } from './browser/workflow/runs/events.js'
 import { EventRegistry } from './events/schema.js'
 
 /** Every event type Quire writes. A type, once released, is never removed: old logs must keep replaying. */
 export const createEventRegistry = (): EventRegistry =>
-  new EventRegistry([...documentEvents, ...workspaceEvents, ...approvalEvents, ...settingsEvents, ...agentEvents, ...commentEvents, ...reviewEvents, ...browserEvents, ...coherenceEvents])
+  new EventRegistry([...documentEvents, ...workspaceEvents, ...approvalEvents, ...settingsEvents, ...agentEvents, ...commentEvents, ...reviewEvents, ...browserEvents, ...workflowRunEvents, ...coherenceEvents])
