@@ -41,6 +41,8 @@ const UNIT_CLASS = (() => {
   table[LINK_OPEN.charCodeAt(0)] = OPENER
   return table
 })()
+/** `SPACED_PAIR[previous * 3 + current]`: 1 where CJK meets Latin, either way (one lookup, not three branches). */
+const SPACED_PAIR = Uint8Array.of(0, 0, 0, 0, 0, 1, 0, 1, 0)
 const ASTRAL_SPACED = new RegExp(`^[${CJK_SPACED}]$`, 'u')
 const ASTRAL_NO_KOREAN = new RegExp(`^[${CJK_NO_KOREAN}]$`, 'u')
 
@@ -78,7 +80,7 @@ export function spaceCjkLatin(text: string, regions: readonly Region[] = []): st
       const code = text.charCodeAt(at)
       let current = UNIT_CLASS[code]!
       if (current <= LATIN_CLASS) {
-        if (current !== OTHER && previous !== OTHER && current !== previous) w = spaceBefore(units, w, openersAt), inserted = true
+        if (SPACED_PAIR[previous * 3 + current] === 1) w = spaceBefore(units, w, openersAt), inserted = true
         previous = current
         openersAt = -1
         units[w++] = code
@@ -197,37 +199,38 @@ function wordOrNumberAt(text: string, at: number): boolean {
  * an identifier). A space goes after the closers and before the openers between the two sides, as in `cjk-spacing`.
  */
 export function spaceCjkEnglish(text: string): string {
+  // A text already spaced (every pass but the first, and any document formatted before) is only read, never copied.
+  if (scanCjkEnglish(text, undefined) === -1) return text
+  const output = UnitOutput.shared(2 * text.length + 1)
+  output.length = scanCjkEnglish(text, output.units)
+  return output.toString()
+}
+
+/**
+ * The CJK–English spacer's one scan. With `units` (room for twice the text: at most one space goes before each unit),
+ * it writes the spaced text there as it passes and returns its length; without, it only looks, and returns whether a
+ * space is due anywhere (0) or not (-1).
+ */
+function scanCjkEnglish(text: string, units: Uint16Array | undefined): number {
   const length = text.length
-  // At most one space goes before each unit, so twice the input never has to grow; units are written as they are
-  // passed (a space between CJK and Latin is common: tens of thousands per megabyte).
-  const output = UnitOutput.shared(2 * length + 1)
-  const units = output.units
+  const writing = units !== undefined
+  const out = units ?? PROBE
   let w = 0
-  let inserted = false
   /** What ends just before the current position: a CJK character, a Latin word or number end, or neither. */
   let left = F_OTHER
   let at = 0
   while (at < length) {
     const code = text.charCodeAt(at)
     let kind = FORMAT_CLASS[code]!
-    // Most units are CJK, Latin, spaces or punctuation: those only ever need the class of what came before.
-    if (kind === F_CJK) {
-      if (left === F_LETTER) units[w++] = 0x20, inserted = true
-      left = F_CJK
-      units[w++] = code
-      at++
-      continue
-    }
-    if (kind === F_LETTER || kind === F_DIGIT) {
-      if (left === F_CJK) units[w++] = 0x20, inserted = true
-      left = F_LETTER
-      units[w++] = code
-      at++
-      continue
-    }
-    if (kind === F_OTHER) {
-      left = F_OTHER
-      units[w++] = code
+    // Most units are CJK, Latin, spaces or punctuation: those only ever need the class of what came before, and take
+    // it from two small tables rather than a branch per class (classes alternate every few units in mixed prose).
+    if (kind <= F_DIGIT) {
+      if (SPACE_DUE[left * 4 + kind] === 1) {
+        if (!writing) return 0
+        out[w++] = 0x20
+      }
+      left = LEFT_AFTER[kind]!
+      if (writing) out[w++] = code
       at++
       continue
     }
@@ -240,37 +243,55 @@ export function spaceCjkEnglish(text: string): string {
     }
     if (kind === F_CLOSER || kind === F_OPENER) {
       if (left === F_OTHER) {
-        units[w++] = code
+        if (writing) out[w++] = code
         at++
         continue
       }
       // Between a side and what follows the closers and openers: the space goes after the closers.
       let gap = at
-      while (FORMAT_CLASS[text.charCodeAt(gap)] === F_CLOSER) units[w++] = text.charCodeAt(gap++)
-      if (left === F_CJK ? wordOrNumberAfterOpeners(text, gap) : cjkAfterOpeners(text, gap)) units[w++] = 0x20, inserted = true
-      while (FORMAT_CLASS[text.charCodeAt(gap)] === F_OPENER) units[w++] = text.charCodeAt(gap++)
-      at = gap
+      while (FORMAT_CLASS[text.charCodeAt(gap)] === F_CLOSER) gap++
+      let after = gap
+      while (FORMAT_CLASS[text.charCodeAt(after)] === F_OPENER) after++
+      const space = left === F_CJK ? wordOrNumberAt(text, after) : cjkAt(text, after)
+      if (space && !writing) return 0
+      if (writing) {
+        for (let index = at; index < gap; index++) out[w++] = text.charCodeAt(index)
+        if (space) out[w++] = 0x20
+        for (let index = gap; index < after; index++) out[w++] = text.charCodeAt(index)
+      }
+      at = after
       left = F_OTHER
       continue
     }
-    if (left !== F_OTHER && (left === F_CJK ? kind !== F_CJK && wordOrNumberAt(text, at) : kind === F_CJK)) units[w++] = 0x20, inserted = true
+    if (left !== F_OTHER && (left === F_CJK ? kind !== F_CJK && wordOrNumberAt(text, at) : kind === F_CJK)) {
+      if (!writing) return 0
+      out[w++] = 0x20
+    }
     // What the character leaves for the next one: a digit followed by a unit suffix ends a number too.
     if (kind === F_CJK) left = F_CJK
     else if (kind === F_SUFFIX && at > 0 && FORMAT_CLASS[text.charCodeAt(at - 1)] === F_DIGIT) left = F_LETTER
     else left = F_OTHER
-    units[w++] = code
-    if (width === 2) units[w++] = text.charCodeAt(at + 1)
+    if (writing) {
+      out[w++] = code
+      if (width === 2) out[w++] = text.charCodeAt(at + 1)
+    }
     at += width
   }
-  if (!inserted) return text
-  output.length = w
-  return output.toString()
+  return writing ? w : -1
 }
 
-function skipOpeners(text: string, at: number): number {
-  while (FORMAT_CLASS[text.charCodeAt(at)] === F_OPENER) at++
-  return at
-}
-const wordOrNumberAfterOpeners = (text: string, at: number): boolean => wordOrNumberAt(text, skipOpeners(text, at))
-const cjkAfterOpeners = (text: string, at: number): boolean => cjkAt(text, skipOpeners(text, at))
+/** `SPACE_DUE[left * 4 + kind]` for the classes up to F_DIGIT: 1 where CJK meets a Latin letter or digit, either way. */
+const SPACE_DUE = (() => {
+  const table = new Uint8Array(16)
+  table[F_LETTER * 4 + F_CJK] = 1
+  table[F_CJK * 4 + F_LETTER] = 1
+  table[F_CJK * 4 + F_DIGIT] = 1
+  return table
+})()
+/** What a unit of each class up to F_DIGIT leaves as the left side. */
+const LEFT_AFTER = Uint8Array.of(F_OTHER, F_CJK, F_LETTER, F_LETTER)
+
+/** Never written: what the probe scan holds instead of an output. */
+const PROBE = new Uint16Array(0)
+
 
