@@ -102,7 +102,10 @@ export class GroupCommitter<Operation = BatchOperation> {
   private generation = 0
   private wakeRetry: (() => void) | undefined
   private readonly maxOperations: number
-  /** Appends the last write acked while nothing was queued behind it (0 once a batch is cut): due back soon. */
+  /**
+   * Appends the last write acked (with those queued behind it, if they wait for them), until a batch is cut or the
+   * turn that acked them ends: due back soon.
+   */
   private released = 0
   private releasedAt = 0
   /** How long a one-append synced write takes (a moving average): the fixed cost of a write, measured. */
@@ -190,7 +193,10 @@ export class GroupCommitter<Operation = BatchOperation> {
     return queued * 2 >= appenders && this.turnsPay(appenders, this.comebackMs)
   }
 
-  /** For appends that found the disk idle and nobody due back, or released appenders that did not all come back. */
+  /**
+   * The end of the current turn: for appends that found the disk idle and nobody due back, for released appenders
+   * that did not all come back, and to end a release.
+   */
   private closeAtEndOfTurn(): void {
     if (this.endOfTurnScheduled) return
     this.endOfTurnScheduled = true
@@ -199,6 +205,9 @@ export class GroupCommitter<Operation = BatchOperation> {
 
   private readonly endOfTurn = (): void => {
     this.endOfTurnScheduled = false
+    // Appenders that come back do so in the turn that acked them; after it, a release says nothing (an append much
+    // later is not a "comeback" to time) and whatever is queued goes out.
+    this.released = 0
     if (!this.writing && this.queue.length > 0) this.startWriting()
   }
 
@@ -271,7 +280,7 @@ export class GroupCommitter<Operation = BatchOperation> {
           if (!this.queuedGoOut(batch.length)) {
             this.released = batch.length + this.queue.length
             this.releasedAt = this.now()
-            if (this.queue.length > 0) this.closeAtEndOfTurn()
+            this.closeAtEndOfTurn()
             break
           }
         } else {
