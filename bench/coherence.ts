@@ -57,7 +57,7 @@ const BUDGET_REBUILD_MS = 10_000
 const BUDGET_SINGLE_EDGE_MS = 1
 
 /** Spec §10: 5,000 files, 200,000 entries, 500,000 input references (2.5 per entry), p95 of 500 revisions. */
-export interface Shape {
+interface Shape {
   readonly files: number
   readonly entries: number
   readonly inputs: number
@@ -90,7 +90,7 @@ interface ObjectState {
   lastTxf?: { readonly id: string; readonly inputs: ReadonlyArray<{ readonly object: number; readonly revision: string }> }
 }
 
-export interface Generated {
+interface Generated {
   readonly root: string
   readonly ours: string
   readonly now: Date
@@ -148,7 +148,7 @@ function fileText(rand: () => number, title: string, id: string, schema: string)
  * The workspace: `shape.files` markdown files under `notes/`, and the ledger whose every object's head is exactly the
  * content of its file (so a scan finds everything unchanged, as after a clean rebuild). Deterministic.
  */
-export function generate(root: string, shape: Shape): Generated {
+function generate(root: string, shape: Shape): Generated {
   const started = now()
   const rand = random(0xc0ffee)
   let clock = START
