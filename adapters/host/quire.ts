@@ -32,6 +32,7 @@ export async function openQuire(home: string, options: QuireOptions = {}): Promi
     async close() {
       diskSync?.close()
       await services.validator.close()
+      services.workflowRunner.stop()
       await services.browser.stop()
       await engine.close()
     },

@@ -3,6 +3,7 @@ import type { Commands, Engine } from '../../core/engine.js'
 import type { PresenceRegistry } from '../../core/presence/presenceRegistry.js'
 import { createWorkflowValidator, type WorkflowValidator } from '../actionlint/validator.js'
 import { BrowserEngine } from '../browser/engine.js'
+import { WorkflowRunner } from '../browser/workflowRunner.js'
 
 /**
  * Everything an adapter may call: the engine (its views for reading) and its commands, plus what only a process
@@ -18,10 +19,13 @@ export interface Services extends Commands {
    * Browser view share it. The person's persistent profile lives in the data directory.
    */
   readonly browser: BrowserEngine
+  /** Runs browser workflows on assistants' tabs (their rules and record are core's `workflowRuns`). */
+  readonly workflowRunner: WorkflowRunner
   readonly version: string
 }
 
 export function createServices(engine: Engine, version: string): Services {
   const browser = new BrowserEngine({ profileDir: join(engine.home, 'browser-profile') })
-  return { ...engine.commands, engine, presence: engine.presence, validator: createWorkflowValidator(), browser, version }
+  const workflowRunner = new WorkflowRunner({ engine: browser, access: engine.commands.browserAccess, approvals: engine.commands.approvals, runs: engine.commands.workflowRuns, now: engine.now })
+  return { ...engine.commands, engine, presence: engine.presence, validator: createWorkflowValidator(), browser, workflowRunner, version }
 }

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { BrowserDetail, BrowserOperation, BrowserTarget } from '../../core/browser/events.js'
 import type { BrowserAccessRequest } from '../../core/browser/requests.js'
+import { isQuireError } from '../../core/errors.js'
 import { originOnly, redactUrl } from '../../core/browser/url.js'
 import type { Caller } from '../../core/workspace/commands.js'
 import type { LoadedNavigation } from '../browser/engine.js'
@@ -54,6 +55,8 @@ export function failureOf(error: unknown): { token: string; result: CallToolResu
     const message = error.message.startsWith(`${error.code}: `) ? error.message.slice(error.code.length + 2) : error.message
     return { token: error.code, result: tokenResult(error.code, message, error.data ?? {}) }
   }
+  // Core's refusals (a workflow run's RUN_NOT_FOUND, RUN_ACTIVE, INVALID_ARGUMENT) keep their code as the token.
+  if (isQuireError(error)) return { token: error.code, result: tokenResult(error.code, error.message, error.details ?? {}) }
   const message = error instanceof Error ? error.message : String(error)
   return { token: 'INTERNAL', result: tokenResult('INTERNAL', `unexpected error: ${message}`) }
 }
@@ -103,7 +106,7 @@ function isCallToolResult(answer: Record<string, unknown> | CallToolResult): ans
  * Runs one browser action: refused while the embedded browser is off (BR.GEN.2, BRR.GEN.4), its failures turned into
  * tokens, and recorded in the `browser` stream whatever its outcome. The trace's URL is always a redacted one.
  */
-export async function browserCall(context: ToolContext, operation: BrowserOperation, body: BrowserBody): Promise<RawResult> {
+export async function browserCall(context: ToolContext, operation: BrowserOperation | null, body: BrowserBody): Promise<RawResult> {
   const { services, caller } = context
   const trace: ActionTrace = { tabId: null, url: null }
   let result: CallToolResult
@@ -120,6 +123,8 @@ export async function browserCall(context: ToolContext, operation: BrowserOperat
       ;({ token: outcome, result } = failureOf(error))
     }
   }
+  // A call that touches no page (workflow_status's poll) leaves no record: polling has no side effect.
+  if (operation === null) return rawResult(result)
   try {
     await services.browserAccess.record({
       tabId: trace.tabId,

@@ -30,7 +30,9 @@ export const browserTool = defineTool({
     'navigate {tabId?, url, timeoutMs?}; close {tabId}; act {tabId?, operation: click|type|scroll|key, ' +
     'role+name or ref, text?, dy?, key?, modifiers?}; style {tabId?, ref or selector, one of set, addClasses, ' +
     'removeClasses, injectCss}; execute_js {tabId?, script} (an async function body; approved per call); ' +
-    'console_clear {tabId?} → the console entries, then empties the buffer. act, style and execute_js wait for the ' +
+    'console_clear {tabId?} → the console entries, then empties the buffer; workflow_run {tabId?, source, inputs?, ' +
+    'resumeRunId?, allowRepeat?} → {runId, steps, firstStep} at once, the run goes on in the daemon (poll ' +
+    'browser_read.workflow_status; goal/confirm/api steps pause it); workflow_cancel {runId} (never gated). act, style and execute_js wait for the ' +
     'person\'s approval: on NOT_GRANTED tell the user which approval to decide (data.approvalId), then retry the same ' +
     'call. Name elements by role and name: a ref is honoured only under a standing grant. tabId defaults to your ' +
     'foreground browser tab. Refusals are "TOKEN: message"; match on the token.',
@@ -61,6 +63,11 @@ export const browserTool = defineTool({
     removeClasses: z.array(className).min(1).optional().describe('class names to remove (style)'),
     injectCss: boundedSource('a style sheet to add to the page (style)').optional(),
     script: boundedSource('an async function body that returns a JSON value (execute_js)').optional(),
+    source: z.string().min(1, 'must not be empty').optional().describe('the workflow text, at most 64 KiB (workflow_run)'),
+    inputs: z.record(z.string(), z.string()).optional().describe('{name: value} for the workflow\'s declared inputs (workflow_run)'),
+    resumeRunId: id.max(64).optional().describe('a paused run to continue (workflow_run)'),
+    allowRepeat: z.boolean().optional().describe('run write steps that already succeeded with the same source and inputs (workflow_run)'),
+    runId: id.max(64).optional().describe('a run from workflow_run (workflow_cancel)'),
   },
   actions: (action) => ({
     act: action({
@@ -194,6 +201,37 @@ export const browserTool = defineTool({
             // The page computed it: never act on it unread (BR.EXECUTE_JS.6).
             return { result: result === undefined ? null : result, untrusted: true }
           })),
+    }),
+    workflow_run: action({
+      required: ['source'],
+      requiredHint: '(the workflow text)',
+      run: (args, context) =>
+        browserCall(context, 'workflow_run', async (principal, trace) => {
+          const { caller, services } = context
+          const tabId = args.tabId ?? services.browser.foregroundTab(principal)?.tabId
+          if (tabId === undefined) throw new BrowserRefusal('TAB_NOT_FOUND', 'you have no browser tab open; open one with browser.open {url}')
+          trace.tabId = tabId
+          const started = await services.workflowRunner.start({
+            principal,
+            asker: { connection: caller.connection, principal: caller.principal, actor: caller.actor },
+            tabId,
+            source: args.source,
+            ...(args.inputs !== undefined ? { inputs: args.inputs } : {}),
+            ...(args.resumeRunId !== undefined ? { resumeRunId: args.resumeRunId } : {}),
+            ...(args.allowRepeat !== undefined ? { allowRepeat: args.allowRepeat } : {}),
+          })
+          return { ...started }
+        }),
+    }),
+    workflow_cancel: action({
+      required: ['runId'],
+      // Stopping is never gated (BR.WORKFLOW_CANCEL.2, APPR.7): no approval is asked.
+      run: (args, context) =>
+        browserCall(context, 'workflow_cancel', async (principal, trace) => {
+          const { outcome, run } = await context.services.workflowRunner.cancel(args.runId, principal, context.caller.actor)
+          trace.tabId = run.tabId
+          return { runId: run.runId, status: run.status, outcome }
+        }),
     }),
     console_clear: action({
       run: (args, context) =>
