@@ -128,6 +128,16 @@ describe('the scanners equal the implementation they replaced', () => {
   it.each(CJK_TRANSFORM_KINDS)('DOC.TRANSFORM.2 %s with default settings', (kind) => {
     same((input) => transformText(kind, input), (input) => legacyTransform(kind, input), markdown)
   })
+  it('DOC.TRANSFORM.2 long documents: random blocks between long unchanged stretches (the outputs\' native copies)', () => {
+    const stretch = fc.constantFrom('中文段落'.repeat(200), 'plain English words, '.repeat(40), '  \n'.repeat(300), '\n```\ncode\n```\n'.repeat(60))
+    const document = fc.array(fc.tuple(markdown, stretch), { minLength: 1, maxLength: 5 }).map((parts) => parts.flat().join(''))
+    fc.assert(
+      fc.property(document, fc.constantFrom(...CJK_TRANSFORM_KINDS), settings, (input, kind, chosen) => {
+        expect(JSON.stringify(transformText(kind, input, chosen))).toBe(JSON.stringify(legacyTransform(kind, input, chosen)))
+      }),
+      fuzzParameters({ numRuns: 60 }),
+    )
+  })
   it('DOC.TRANSFORM.3 cjk-format under any settings', () => {
     fc.assert(
       fc.property(markdown, settings, (input, chosen) => {
