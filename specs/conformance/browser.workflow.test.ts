@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { FixtureSite } from '../browser-engine/support/fixtureSite.js'
-import { approvals, cli, decide, type ApprovalLine, type Rig, type Session, type ToolResult, type Transport } from '../support/conformance.js'
+import { approvals, cli, decide, TRANSPORTS, type ApprovalLine, type Rig, type Session, type ToolResult, type Transport } from '../support/conformance.js'
 import { useBrowserRig } from '../support/browserRig.js'
 
 type Args = Record<string, unknown>
@@ -52,7 +52,7 @@ ${extra}`
 
 const DEADLINE_MS = 30_000
 
-describe.each<Transport>(['stdio'])('browser workflow runs over %s', (transport) => {
+describe.each<Transport>(TRANSPORTS)('browser workflow runs over %s', (transport) => {
   let r: Rig
   let site: FixtureSite
   const call = (tool: string, args: Args, session: Session = r.session) => session.call(tool, args)
@@ -218,6 +218,45 @@ inputs: [title]
     expect(await ended(started.runId, other)).toMatchObject({ status: 'completed', completedSteps: 2 })
     expect(await logOf(tabId, other)).toEqual(['typed:Asked', 'publish:Asked'])
     await other.close()
+  })
+
+  it('BR.WORKFLOW_RUN.5 a step the person denies fails the run with reasonCode denied, and nothing reaches the page', async () => {
+    const other = await r.another()
+    const tabId = await open(other)
+    const before = await known()
+    const started = await run({ tabId, source: '---\nsite: fixture\n---\n1. action: click "Archive" (button)\n' }, other)
+    await decide(r.home, 'deny', (await pendingRequest(before)).id)
+    const done = await ended(started.runId, other)
+    expect(done).toMatchObject({ status: 'failed', reasonCode: 'denied' })
+    expect(done.stepResults[0]).toMatchObject({ status: 'failed', reasonCode: 'denied', attempts: 1 })
+    expect(await logOf(tabId, other)).toEqual([])
+    await other.close()
+  })
+
+  it('BR.WORKFLOW_RUN.6 a prose action pauses for manual handling; a step without a role takes the one role its name has on the page', async () => {
+    const tabId = await open()
+    const prose = await run({ tabId, source: '---\nsite: fixture\n---\n1. action: archive the old posts\n2. action: click "Archive"\n' })
+    expect(await ended(prose.runId)).toMatchObject({ status: 'paused', pausedAt: 'step-1', reasonCode: 'needs-human' })
+    const resumed = await run({ tabId, source: '---\nsite: fixture\n---\n1. action: archive the old posts\n2. action: click "Archive"\n', resumeRunId: prose.runId })
+    expect(await ended(resumed.runId)).toMatchObject({ status: 'completed', completedSteps: 1, skippedSteps: 1 })
+    expect(await logOf(tabId)).toEqual(['archive'])
+    const missing = await run({ tabId, source: '---\nsite: fixture\n---\n1. action: click "Nowhere"\n' })
+    expect(await ended(missing.runId)).toMatchObject({ status: 'failed', reasonCode: 'hidden' })
+  })
+
+  it('a password typed by a run reaches the page, never the log or an answer', async () => {
+    const tabId = await open()
+    const secret = 'pw-Zq81-never-logged'
+    const source = '---\nsite: fixture\ninputs: [password]\n---\n1. action: type {password} into "Password" (textbox)\n'
+    const started = await run({ tabId, source, inputs: { password: secret } })
+    const done = await ended(started.runId)
+    expect(done.status, JSON.stringify(done)).toBe('completed')
+    expect(await logOf(tabId)).toEqual(['password'])
+    expect(JSON.stringify(done)).not.toContain(secret)
+    const log = await cli(r.home, 'log', '--json')
+    expect(log.code, log.stderr).toBe(0)
+    expect(log.stdout).toContain(started.runId)
+    expect(log.stdout).not.toContain(secret)
   })
 
   it('BR.WORKFLOW_RUN.13 / BR.WORKFLOW_CANCEL.1–5 / APPR.7 one run per tab; cancel is never gated, withdraws the prompt and leaves an ended run as it is', async () => {
