@@ -25,6 +25,9 @@ export interface HistorySizes {
 
 const SIZE = 10 * 1024
 
+/** QUIRE_BENCH_MCP_NODE_ARGS, as launchQuireStdio passes it (e.g. `--cpu-prof --cpu-prof-dir=DIR`), for the timed servers. */
+const nodeArgs = (): string[] => (process.env.QUIRE_BENCH_MCP_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)
+
 interface Point {
   readonly events: number
   readonly eventsAfter: number
@@ -66,7 +69,7 @@ export async function historyCurve(sizes: HistorySizes, write: boolean): Promise
         const grown = await runChild<HistorySample>('scaling/historyChild.js', [home, path, String(checkpoint)])
         // Not launchQuireStdio: the review limit is already raised, and `quire settings set` on a data directory with
         // open tabs dies of a disk-watch read racing its close (adapters/cli/commands/person.ts opens it watching).
-        const quire = await launchStdio(CLI, ['--home', home, 'mcp', '--workspace', workspace], 'quire-stdio')
+        const quire = await launchStdio(CLI, ['--home', home, 'mcp', '--workspace', workspace], 'quire-stdio', nodeArgs())
         let point: Omit<Point, 'eventsAfter'>
         try {
           const document = await openDocument(quire, path, text)

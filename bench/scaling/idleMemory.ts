@@ -78,7 +78,7 @@ export async function idleMemoryCurve(sizes: IdleMemorySizes, write: boolean): P
         fmtRatio(row.engineHeap / row.plainHeap),
         kib(row.engineRss),
         kib(row.plainRss),
-        fmtRatio(row.engineRss / row.plainRss),
+        row.plainRss > 0 ? fmtRatio(row.engineRss / row.plainRss) : '-',
         `${((row.engineHeap * row.count) / 1024 / 1024).toFixed(1)} MiB`,
       ]),
     )

@@ -55,6 +55,8 @@ if (mode === 'engine' && a && b && c) {
     characters += document.content.length
   }
   const after = measure()
+  // Closed only now: an engine nothing refers to any more would be collected with its documents by the last GC.
+  await engine.close()
   reportToParent({ mode, count: ids.length, heapBefore: before.heap, heapAfter: after.heap, rssBefore: before.rss, rssAfter: after.rss, characters } satisfies IdleMemorySample)
 } else if (mode === 'plain' && a && b && c) {
   const [bytes, seed, count] = [Number(a), Number(b), Number(c)]

@@ -39,13 +39,13 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
     if (curve === 'write-size') {
       results.push(...(await writeSizeCurve(
         smoke
-          ? { sizes: [KiB, 4 * KiB, 16 * KiB], phaseMs: 50, minCalls: 2 }
-          : { sizes: [KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, MiB, 4 * MiB, 8 * MiB], phaseMs: 1_500, minCalls: 5 },
+          ? { sizes: [KiB, 4 * KiB, 16 * KiB], phaseMs: 60, minCalls: 3, warmupMs: 50 }
+          : { sizes: [KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, MiB, 4 * MiB, 8 * MiB], phaseMs: 2_400, minCalls: 6, warmupMs: 1_000 },
         write,
       )))
     } else if (curve === 'startup') {
       results.push(...(await startupCurve(
-        smoke ? { traceEdits: 200, checkpoints: [200, 600], runs: 1 } : { traceEdits: 10_000, checkpoints: [10_000, 30_000, 100_000, 300_000, 1_000_000], runs: 3 },
+        smoke ? { traceEdits: 200, checkpoints: [200, 600], runs: 1 } : { traceEdits: 10_000, checkpoints: [10_000, 30_000, 100_000, 300_000, 1_000_000], runs: 5 },
         write,
       )))
     } else if (curve === 'idle-memory') {
