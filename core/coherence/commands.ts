@@ -14,6 +14,7 @@ import type { CoherenceLedgerOptions } from './ledger.js'
 import { CoherenceProjection, type BreakdownRow, type ProjectedEdge } from './model/breakdown.js'
 import type { ClaimSummary } from './model/claims.js'
 import type { ContextSummary } from './model/contexts.js'
+import type { CaptureIndex } from './model/captureIndex.js'
 import { DelegationIndex, type DelegationScope, type GrantSummary } from './model/delegations.js'
 import { plannedEntries, reconcile } from './model/reconcile.js'
 import { decideResolution, type ResolutionKind, type Resolver } from './model/resolution.js'
@@ -333,14 +334,15 @@ export class CoherenceCommands {
       const view = await ledger.view({ forWriting: true })
       this.assertWritable(view)
       const contentHash = textContentHash(saved.text)
-      const heads = view.projection.dag.heads(object)
-      const registered = view.projection.pathOf(object)
+      // The capture index, not the projection: a capture must cost its own entries, not the ledger's length.
+      const heads = view.index.heads(object)
+      const registered = view.index.pathOf(object)
       const entries: LedgerEntry[] = []
       const at = new Date(this.now())
       if (registered !== rel) {
         entries.push(composeEntry('object-registered', { object, path: rel, ...(identity.schema === undefined ? {} : { schema: identity.schema }) }, { writer, at }))
       }
-      if (heads.length === 1 && view.projection.dag.revision(object, heads[0]!)?.contentHash === contentHash) {
+      if (heads.length === 1 && view.index.contentHashOf(object, heads[0]!) === contentHash) {
         if (entries.length > 0) await ledger.append(entries, saved.actor)
         return { captured: false, why: 'unchanged' }
       }
@@ -348,7 +350,7 @@ export class CoherenceCommands {
       const revision = revisionId(contentHash, parents)
       // Spec §5.2: the snapshot first, so the ledger never names content that does not exist.
       await writeSnapshot(ledger.layout, maskedCanonicalBytes(saved.text))
-      const inputs = saved.actor.kind === 'mcp' ? this.inputsOf(reads, view.projection, root, saved.path) : []
+      const inputs = saved.actor.kind === 'mcp' ? this.inputsOf(reads, view.index, root, saved.path) : []
       const body: TransformationBody = {
         inputs,
         outputs: [{ object, revision, content_hash: contentHash, parents }],
@@ -371,17 +373,17 @@ export class CoherenceCommands {
     return best
   }
 
-  private inputsOf(reads: readonly SessionRead[], projection: CoherenceProjection, root: string, written: string): TransformationBody['inputs'] {
+  private inputsOf(reads: readonly SessionRead[], index: CaptureIndex, root: string, written: string): TransformationBody['inputs'] {
     const inputs: Array<TransformationBody['inputs'][number]> = []
     for (const read of reads) {
       if (read.path === written || this.rootOf(read.path) !== root) continue
       const identity = frontmatterIdentity(read.content)
-      const object = identity.status === 'present' && identity.id !== undefined ? identity.id.toLowerCase() : projection.objectAt(relativePath(root, read.path))
+      const object = identity.status === 'present' && identity.id !== undefined ? identity.id.toLowerCase() : index.objectAt(relativePath(root, read.path))
       if (object === null || object === undefined) continue
       // The revision read is the one with the content served; a read matching no revision is left out rather than
       // pinned to a head the assistant never saw.
-      const revisions = projection.dag.revisionsWithContent(object, textContentHash(read.content))
-      const heads = new Set(projection.dag.heads(object))
+      const revisions = index.revisionsWithContent(object, textContentHash(read.content))
+      const heads = new Set(index.heads(object))
       const revision = revisions.find((candidate) => heads.has(candidate)) ?? revisions.at(-1)
       if (revision === undefined) continue
       inputs.push({ object, revision, role: read.role })
@@ -404,7 +406,7 @@ export class CoherenceCommands {
 
   private async appendDiagnostic(ledger: WorkspaceLedger, writer: string, code: string, path: string, message: string, actor: Actor): Promise<void> {
     const view = await ledger.view({ forWriting: true })
-    if (view.projection.hasDiagnostic(code, path)) return
+    if (view.index.hasDiagnostic(code, path)) return
     await ledger.append([composeEntry('diagnostic', { code, message, path }, { writer, at: new Date(this.now()) })], actor)
   }
 

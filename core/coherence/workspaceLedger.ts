@@ -9,23 +9,65 @@ import { CoherenceLinesAppended, coherenceStream } from './events.js'
 import type { LedgerEntry } from './entries.js'
 import { CoherenceLedger, type AppendReceipt, type CoherenceLedgerOptions } from './ledger.js'
 import { CoherenceProjection } from './model/breakdown.js'
+import { CaptureIndex } from './model/captureIndex.js'
 import { DelegationIndex } from './model/delegations.js'
 import type { LedgerRead } from './reader.js'
 
-/** One read of the workspace's coherence state: the ledger, what it means, and the grants. */
-export interface CoherenceView {
-  readonly initialized: boolean
-  readonly read: LedgerRead
-  readonly projection: CoherenceProjection
-  readonly delegations: DelegationIndex
+/**
+ * One read of the workspace's coherence state: the ledger's entries, the capture index, and — made when first asked,
+ * since a query needs them but a capture does not — the projection and the grants. Our own appends extend it in
+ * place, so a workspace's next capture does not read its whole ledger again.
+ */
+export class CoherenceView {
+  private builtProjection: CoherenceProjection | undefined
+  private builtDelegations: DelegationIndex | undefined
+  private readonly entries: LedgerEntry[]
+
+  constructor(
+    readonly initialized: boolean,
+    private readonly ledgerRead: LedgerRead,
+    private readonly manifests: ReadonlyArray<{ readonly file: string; readonly manifest: unknown }>,
+    /** Whether the read copied its malformed lines to quarantine (a read by the writer). */
+    readonly quarantineCopied: boolean,
+  ) {
+    this.entries = [...ledgerRead.entries]
+    this.index = new CaptureIndex(this.entries)
+  }
+
+  readonly index: CaptureIndex
+
+  get read(): LedgerRead {
+    return { ...this.ledgerRead, entries: this.entries }
+  }
+
+  get projection(): CoherenceProjection {
+    this.builtProjection ??= new CoherenceProjection(this.entries, this.manifests)
+    return this.builtProjection
+  }
+
+  get delegations(): DelegationIndex {
+    this.builtDelegations ??= new DelegationIndex(this.entries)
+    return this.builtDelegations
+  }
+
+  /** Our entries just appended: the reader would now hand them over too (their idems are new, their ids fresh). */
+  extend(appended: readonly LedgerEntry[]): void {
+    this.entries.push(...appended)
+    this.index.apply(appended)
+    this.builtProjection = undefined
+    this.builtDelegations = undefined
+  }
 }
+
+const EMPTY_VIEW = (): CoherenceView => new CoherenceView(false, EMPTY_READ, [], true)
+
+const EMPTY_READ: LedgerRead = { entries: [], quarantined: [], futureFormat: 0, duplicates: 0, segments: [] }
 
 /** What the log holds of this workspace's ledger: the ids of the entries we appended, and the stream's version. */
 interface LoggedLines {
   readonly entries: Set<string>
 }
 
-const EMPTY_READ: LedgerRead = { entries: [], quarantined: [], futureFormat: 0, duplicates: 0, segments: [] }
 
 /**
  * One workspace's coherence ledger as Quire uses it (spec §1, §5.1): our writer's appends, one at a time for the whole
@@ -78,26 +120,39 @@ export class WorkspaceLedger {
    */
   async view(options: { forWriting?: boolean } = {}): Promise<CoherenceView> {
     const initialized = await this.reader.isInitialized()
-    if (!initialized) return { initialized, read: EMPTY_READ, projection: new CoherenceProjection([]), delegations: new DelegationIndex([]) }
+    if (!initialized) return EMPTY_VIEW()
     const fingerprint = await this.fingerprint()
-    if (this.cached?.fingerprint === fingerprint && !options.forWriting) return this.cached.view
+    const cached = this.cached
+    // A cached read serves a writing call too, unless it left malformed lines uncopied to quarantine.
+    const usable = cached?.fingerprint === fingerprint && (!options.forWriting || cached.view.quarantineCopied || cached.view.read.quarantined.length === 0)
+    if (usable && cached !== undefined) return cached.view
     const read = await (options.forWriting ? this.writer : this.reader).read()
     const contexts: ContextFile[] = await readContextFiles(this.writer.layout)
     // An unreadable manifest is passed on as nothing: the context set reports it as that context's error.
     const manifests = contexts.map((file) => ({ file: file.file, manifest: file.status === 'read' ? file.manifest : undefined }))
-    const view: CoherenceView = { initialized, read, projection: new CoherenceProjection(read.entries, manifests), delegations: new DelegationIndex(read.entries) }
+    const view = new CoherenceView(initialized, read, manifests, options.forWriting === true)
     this.cached = { fingerprint, view }
     return view
   }
 
   /**
    * Appends our entries (one write, one fsync) and then their event. Call inside `exclusive` when the entries were
-   * decided from a view. Resolves once both are durable.
+   * decided from a view. Resolves once both are durable. When nothing else changed the files since the cached read,
+   * the read is extended with the entries instead of being made again.
    */
   async append(entries: readonly LedgerEntry[], actor: Actor): Promise<AppendReceipt> {
     await this.ensureLoaded()
+    const before = this.cached
+    const unchanged = before !== undefined && before.fingerprint === (await this.fingerprint())
+    const others = unchanged ? await this.othersFingerprint() : undefined
     const receipt = await this.writer.appendMany(entries)
     this.cached = undefined
+    // Extended only if, across the append, no file but our own segments changed: another writer's lines landing
+    // meanwhile must be read, not assumed away.
+    if (unchanged && before !== undefined && others === (await this.othersFingerprint())) {
+      before.view.extend(entries)
+      this.cached = { fingerprint: await this.fingerprint(), view: before.view }
+    }
     await this.logLines(receipt.segment, receipt.lines, entries.map((entry) => entry.id), actor, false)
     return receipt
   }
@@ -138,25 +193,34 @@ export class WorkspaceLedger {
 
   /** Names, sizes and modification times of the segments and context manifests: what a cached read depends on. */
   private async fingerprint(): Promise<string> {
-    const parts: string[] = []
-    for (const folder of [this.writer.layout.ledger, this.writer.layout.contexts]) {
+    return [...(await this.fileStates())].map(([name, state]) => `${name}:${state}`).join('|')
+  }
+
+  /** The same, leaving out our own segments: what only another writer (or the person) changes. */
+  private async othersFingerprint(): Promise<string> {
+    return [...(await this.fileStates())].filter(([name]) => !name.startsWith(`ledger/${this.writerId}`)).map(([name, state]) => `${name}:${state}`).join('|')
+  }
+
+  private async fileStates(): Promise<Map<string, string>> {
+    const states = new Map<string, string>()
+    for (const [label, folder] of [['ledger', this.writer.layout.ledger], ['contexts', this.writer.layout.contexts]] as const) {
       let names: string[]
       try {
         names = (await readdir(folder)).sort()
       } catch {
-        parts.push(`${folder}:-`)
+        states.set(`${label}/`, '-')
         continue
       }
       for (const name of names) {
         try {
           const info = await stat(join(folder, name))
-          if (info.isFile()) parts.push(`${name}:${info.size}:${info.mtimeMs}`)
+          if (info.isFile()) states.set(`${label}/${name}`, `${info.size}:${info.mtimeMs}`)
         } catch {
-          parts.push(`${name}:gone`)
+          states.set(`${label}/${name}`, 'gone')
         }
       }
     }
-    return parts.join('|')
+    return states
   }
 }
 

@@ -216,3 +216,29 @@ describe('indexed projection queries give the answers of their definitions', () 
     expect(walkedAncestor(entries, object, old, head)).toBe(false)
   })
 })
+
+describe('the capture index answers as the projection does, built at once or extended entry by entry', () => {
+  it('heads, revisions with a content hash, pathOf, objectAt and hasDiagnostic on random ledgers', async () => {
+    const { CaptureIndex } = await import('../../../core/coherence/model/captureIndex.js')
+    for (let seed = 1; seed <= 25; seed++) {
+      const workspace = randomWorkspace(seed)
+      const projection = new CoherenceProjection(workspace.entries)
+      const whole = new CaptureIndex(workspace.entries)
+      const grown = new CaptureIndex()
+      // In the order the reader would not guarantee: reversed, one entry at a time.
+      for (const entry of [...workspace.entries].reverse()) grown.apply([entry])
+      for (const index of [whole, grown]) {
+        for (const object of workspace.objects) {
+          expect(index.heads(object), `seed ${seed}`).toEqual([...projection.dag.heads(object)].sort())
+          expect(index.pathOf(object)).toBe(projection.pathOf(object))
+          for (const head of projection.dag.heads(object)) {
+            const hash = projection.dag.revision(object, head)!.contentHash
+            expect(index.contentHashOf(object, head)).toBe(hash)
+            expect(new Set(index.revisionsWithContent(object, hash))).toEqual(new Set(projection.dag.revisionsWithContent(object, hash)))
+          }
+        }
+        for (const path of ['shared/one.md', 'notes/h.md', 'notes/c.md', 'nowhere.md']) expect(index.objectAt(path)).toBe(projection.objectAt(path))
+      }
+    }
+  })
+})
