@@ -9,6 +9,7 @@
  * prints, so that ids compare as strings.
  */
 import { z } from 'zod'
+import { acceptedTransformation } from './fastLines.js'
 import { isRfc3339, rfc3339Nanoseconds } from './time.js'
 
 /** The format number this build reads and writes. Lines with a greater one are skipped and block writing. */
@@ -327,6 +328,13 @@ export function parseLedgerLine(text: string): LineVerdict {
   } catch (error) {
     return { status: 'malformed', reason: `invalid JSON: ${(error as Error).message}` }
   }
+  const fast = acceptedTransformation(value)
+  if (fast !== undefined) return { status: 'entry', entry: fast as unknown as LedgerEntry }
+  return judgeBySchemas(value)
+}
+
+/** The schemas' verdict on a parsed line: every line the fast path does not accept, and the fast path's oracle. */
+export function judgeBySchemas(value: unknown): LineVerdict {
   const envelope = EnvelopeSchema.safeParse(value)
   if (!envelope.success) return { status: 'malformed', reason: `invalid envelope: ${describeIssues(envelope.error)}` }
   if (envelope.data.format > FORMAT_VERSION) return { status: 'future-format', format: envelope.data.format }
