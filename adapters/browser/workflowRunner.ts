@@ -31,6 +31,8 @@ import { BrowserError } from './errors.js'
 export const WORKFLOW_RUN_BUDGET_MS = 120_000
 /** An extract step's Markdown kept in its step result (the status answer must stay within MCP's output bound). */
 export const EXTRACT_DATA_CHARS = 4_000
+const TARGET_NAME_CHARS = 1_000
+const TARGET_ROLE_CHARS = 200
 /** How long one wait on the person lasts before it looks again (the approval may have lapsed meanwhile). */
 const DECISION_POLL_MS = 30_000
 
@@ -301,6 +303,10 @@ export class WorkflowRunner {
     const { engine } = this.deps
     const { principal, tabId } = live
     const place = engine.tabPlace(principal, tabId)
+    // The bound a hand-issued act's name has (the MCP schema's), so the step's approval and record can name it whole.
+    if (action.name.length > TARGET_NAME_CHARS || (action.role?.length ?? 0) > TARGET_ROLE_CHARS) {
+      throw new StepFailed('malformed-target', `step ${index}: a target name is at most ${TARGET_NAME_CHARS} characters, a role at most ${TARGET_ROLE_CHARS}`)
+    }
     const role = action.role ?? (await this.#soleRole(live, action.name))
     const target = { role, name: action.name }
     const text = action.kind === 'type' ? action.value.literal : undefined

@@ -44,7 +44,9 @@ describe('BR.WORKFLOW_RUN.12 a run\'s running time', () => {
     const started = await runner.start({ principal: 'c1', asker, tabId, source: `---\nsite: fixture\n---\n1. action: navigate to ${rig.site.url('/hold/wf-budget')}\n2. extract: it\n` })
     const ended = await until(runner, started.runId, (status) => status.status !== 'running')
     expect(ended).toMatchObject({ status: 'failed', reasonCode: 'time-limit', completedSteps: 0 })
+    // The navigation the run left behind finishes before the tab is closed.
     rig.site.release('wf-budget')
+    await rig.engine.wait('c1', tabId)
     runner.stop()
     await rig.engine.close('c1', tabId)
   })

@@ -1,7 +1,7 @@
 import type { Actor } from '../../../events/actor.js'
 import { QuireError } from '../../../errors.js'
 import type { EventInput } from '../../../log/eventLog.js'
-import type { StepOutcome, TerminalRunStatus } from './events.js'
+import { REASON_CHARS, type StepOutcome, type TerminalRunStatus } from './events.js'
 import { isTerminal, ledgerKey, runningOn, stepId, type PendingApproval, type RunStep, type RunsState } from './state.js'
 
 /**
@@ -132,7 +132,8 @@ export function decideRun(command: RunCommand, state: RunsState): EventInput[] {
       const run = live(state, command.runId)
       if (run === undefined || run.status !== 'running') return []
       checkStep(run.steps, command.index)
-      const { index, outcome, reasonCode, reason, data } = command
+      const { index, outcome, reasonCode, data } = command
+      const reason = command.reason === undefined ? undefined : clip(command.reason)
       return [
         {
           type: 'browser.run.step_finished',
@@ -157,12 +158,13 @@ export function decideRun(command: RunCommand, state: RunsState): EventInput[] {
       const run = live(state, command.runId)
       if (run === undefined || run.status !== 'running') return []
       checkStep(run.steps, command.index)
-      return [{ type: 'browser.run.paused', actor, data: { runId: run.runId, index: command.index, reasonCode: command.reasonCode, reason: command.reason } }]
+      return [{ type: 'browser.run.paused', actor, data: { runId: run.runId, index: command.index, reasonCode: command.reasonCode, reason: clip(command.reason) } }]
     }
     case 'end': {
       const run = live(state, command.runId)
       if (run === undefined || run.status !== 'running') return []
-      const { status, reasonCode, reason } = command
+      const { status, reasonCode } = command
+      const reason = command.reason === undefined ? undefined : clip(command.reason)
       return [{ type: 'browser.run.ended', actor, data: { runId: run.runId, status, ...(reasonCode !== undefined ? { reasonCode } : {}), ...(reason !== undefined ? { reason } : {}) } }]
     }
     case 'cancel': {
@@ -170,7 +172,7 @@ export function decideRun(command: RunCommand, state: RunsState): EventInput[] {
       if (run === undefined) throw new QuireError('RUN_NOT_FOUND', `no run ${command.runId}`)
       if (isTerminal(run.status)) return []
       const withdrawn = run.pendingApproval === undefined ? [] : [{ type: 'browser.run.approval_settled', actor, data: { runId: run.runId, approvalId: run.pendingApproval.approvalId, outcome: 'withdrawn' } }]
-      return [...withdrawn, { type: 'browser.run.ended', actor, data: { runId: run.runId, status: 'cancelled', reasonCode: command.reasonCode, reason: command.reason } }]
+      return [...withdrawn, { type: 'browser.run.ended', actor, data: { runId: run.runId, status: 'cancelled', reasonCode: command.reasonCode, reason: clip(command.reason) } }]
     }
     case 'end-interrupted': {
       const events: EventInput[] = []
@@ -191,6 +193,8 @@ export function decideRun(command: RunCommand, state: RunsState): EventInput[] {
     }
   }
 }
+
+const clip = (reason: string): string => (reason.length > REASON_CHARS ? `${reason.slice(0, REASON_CHARS - 1)}…` : reason)
 
 /** A run that exists and has not ended; undefined otherwise (late reports about an ended run change nothing). */
 function live(state: RunsState, runId: string) {

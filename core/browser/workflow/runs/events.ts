@@ -25,7 +25,9 @@ export type StepOutcome = (typeof STEP_OUTCOMES)[number]
 const runId = z.string().min(1).max(64)
 const index = z.number().int().min(1).max(1_000)
 const code = z.string().min(1).max(64)
-const reason = z.string().max(2_000)
+/** Reasons are cut to this by the decider (an engine's message may quote a long name). */
+export const REASON_CHARS = 2_000
+const reason = z.string().max(REASON_CHARS)
 
 export const RunStarted = defineEvent({
   type: 'browser.run.started',
@@ -37,7 +39,7 @@ export const RunStarted = defineEvent({
       /** The engine principal whose tab it runs on (the ledger is per principal). */
       principal: z.string().min(1).max(256),
       connection: z.string().min(1).max(256),
-      site: z.string().max(1_000),
+      site: z.string().max(65_536),
       /** sha256 of the workflow in its printed (canonical) form. */
       sourceDigest: z.string().regex(/^[0-9a-f]{64}$/),
       /** Keyed per daemon process: equal within one daemon's life for equal inputs, meaningless after it. */
