@@ -121,7 +121,7 @@ export class WorkspaceLedger {
   async view(options: { forWriting?: boolean } = {}): Promise<CoherenceView> {
     const initialized = await this.reader.isInitialized()
     if (!initialized) return EMPTY_VIEW()
-    const fingerprint = await this.fingerprint()
+    const fingerprint = fingerprintOf(await this.fileStates())
     const cached = this.cached
     // A cached read serves a writing call too, unless it left malformed lines uncopied to quarantine.
     const usable = cached?.fingerprint === fingerprint && (!options.forWriting || cached.view.quarantineCopied || cached.view.read.quarantined.length === 0)
@@ -143,15 +143,18 @@ export class WorkspaceLedger {
   async append(entries: readonly LedgerEntry[], actor: Actor): Promise<AppendReceipt> {
     await this.ensureLoaded()
     const before = this.cached
-    const unchanged = before !== undefined && before.fingerprint === (await this.fingerprint())
-    const others = unchanged ? await this.othersFingerprint() : undefined
+    const statesBefore = before === undefined ? undefined : await this.fileStates()
+    const unchanged = before !== undefined && statesBefore !== undefined && before.fingerprint === fingerprintOf(statesBefore)
     const receipt = await this.writer.appendMany(entries)
     this.cached = undefined
-    // Extended only if, across the append, no file but our own segments changed: another writer's lines landing
-    // meanwhile must be read, not assumed away.
-    if (unchanged && before !== undefined && others === (await this.othersFingerprint())) {
-      before.view.extend(entries)
-      this.cached = { fingerprint: await this.fingerprint(), view: before.view }
+    if (unchanged && before !== undefined) {
+      // Extended only if, across the append, nothing but our own segment changed: another writer's lines landing
+      // meanwhile must be read, not assumed away.
+      const statesAfter = await this.fileStates()
+      if (statesAfter.others === statesBefore?.others) {
+        before.view.extend(entries)
+        this.cached = { fingerprint: fingerprintOf(statesAfter), view: before.view }
+      }
     }
     await this.logLines(receipt.segment, receipt.lines, entries.map((entry) => entry.id), actor, false)
     return receipt
@@ -191,36 +194,59 @@ export class WorkspaceLedger {
     ])
   }
 
-  /** Names, sizes and modification times of the segments and context manifests: what a cached read depends on. */
-  private async fingerprint(): Promise<string> {
-    return [...(await this.fileStates())].map(([name, state]) => `${name}:${state}`).join('|')
-  }
-
-  /** The same, leaving out our own segments: what only another writer (or the person) changes. */
-  private async othersFingerprint(): Promise<string> {
-    return [...(await this.fileStates())].filter(([name]) => !name.startsWith(`ledger/${this.writerId}`)).map(([name, state]) => `${name}:${state}`).join('|')
-  }
-
-  private async fileStates(): Promise<Map<string, string>> {
-    const states = new Map<string, string>()
-    for (const [label, folder] of [['ledger', this.writer.layout.ledger], ['contexts', this.writer.layout.contexts]] as const) {
-      let names: string[]
-      try {
-        names = (await readdir(folder)).sort()
-      } catch {
-        states.set(`${label}/`, '-')
-        continue
-      }
-      for (const name of names) {
-        try {
-          const info = await stat(join(folder, name))
-          if (info.isFile()) states.set(`${label}/${name}`, `${info.size}:${info.mtimeMs}`)
-        } catch {
-          states.set(`${label}/${name}`, 'gone')
-        }
-      }
+  /**
+   * What a cached read depends on: the names of the segments and context manifests, and the size and modification
+   * time of each writer's newest segment and of each manifest. A writer appends only to its newest segment (spec
+   * §5.1: a full one is never written again), so older segments need no look.
+   */
+  private async fileStates(): Promise<FileStates> {
+    const states: FileStates = { ours: '', others: '' }
+    const ledger = await listed(this.writer.layout.ledger)
+    const contexts = await listed(this.writer.layout.contexts)
+    const newest = new Map<string, string>()
+    for (const name of ledger ?? []) {
+      if (!name.endsWith('.jsonl')) continue
+      const writer = name.replace(/(-\d+)?\.jsonl$/, '')
+      const known = newest.get(writer)
+      if (known === undefined || segmentOrder(name) > segmentOrder(known)) newest.set(writer, name)
     }
+    const parts = { ours: [] as string[], others: [`ledger:${(ledger ?? ['-']).join(',')}`, `contexts:${(contexts ?? ['-']).join(',')}`] }
+    for (const [writer, name] of newest) (writer === this.writerId ? parts.ours : parts.others).push(`${name}:${await stateOf(join(this.writer.layout.ledger, name))}`)
+    for (const name of contexts ?? []) parts.others.push(`${name}:${await stateOf(join(this.writer.layout.contexts, name))}`)
+    states.ours = parts.ours.join('|')
+    states.others = parts.others.join('|')
     return states
+  }
+}
+
+/** Our newest segment's state, and everything else's: another writer's change shows in `others`. */
+interface FileStates {
+  ours: string
+  others: string
+}
+
+const fingerprintOf = (states: FileStates): string => `${states.ours}#${states.others}`
+
+/** `<writer>.jsonl` is segment 0, `<writer>-NNN.jsonl` segment NNN. */
+function segmentOrder(name: string): number {
+  const match = /-(\d+)\.jsonl$/.exec(name)
+  return match === null ? 0 : Number(match[1])
+}
+
+async function listed(folder: string): Promise<string[] | undefined> {
+  try {
+    return (await readdir(folder)).sort()
+  } catch {
+    return undefined
+  }
+}
+
+async function stateOf(path: string): Promise<string> {
+  try {
+    const info = await stat(path)
+    return `${info.size}:${info.mtimeMs}`
+  } catch {
+    return 'gone'
   }
 }
 

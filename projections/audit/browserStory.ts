@@ -39,6 +39,8 @@ function verb(action: BrowserAction): string {
     case 'style': return `restyled ${targetWords(action.target)}`
     case 'execute_js': return `ran a script of ${action.detail?.scriptBytes ?? 0} bytes`
     case 'console_clear': return 'cleared the console'
+    case 'workflow_run': return 'started a workflow run'
+    case 'workflow_cancel': return 'cancelled a workflow run'
     case 'read': return 'read the page'
     case 'screenshot': return 'took a screenshot'
     case 'query': return `queried ${targetWords(action.target)}`
