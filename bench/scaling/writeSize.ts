@@ -105,9 +105,16 @@ export async function writeSizeCurve(sizes: WriteSizeSizes, write: boolean): Pro
         { label: 'document.write (8-character edit, save: true, over stdio MCP)', mark: '*', points: rows.map((row) => [row.size, p50(row.write)] as const) },
       ],
     )
+    // Small sizes are fixed costs on both sides; from 256 KiB on the bytes dominate, which is where a slope says most.
+    const large = rows.filter((row) => row.size >= 256 * 1024)
+    const largeWriteSlope = logSlope(large.map((row) => [row.size, p50(row.write)]))
+    const largeFloorSlope = logSlope(large.map((row) => [row.size, p50(row.floor)]))
     const slopes =
       `log-log slope of p50 on size (1 = linear): document.write ${writeSlope.toFixed(2)}, floor ${floorSlope.toFixed(2)}; ` +
-      `ratio ${fmtRatio(writeSlope / floorSlope)}`
+      `ratio ${fmtRatio(writeSlope / floorSlope)}` +
+      (large.length >= 2
+        ? `\nfrom 256 KiB on: document.write ${largeWriteSlope.toFixed(2)}, floor ${largeFloorSlope.toFixed(2)}; ratio ${fmtRatio(largeWriteSlope / largeFloorSlope)}`
+        : '')
     await publish(
       'write-size',
       `scaling: document.write latency against document size (each write sends the whole text with an 8-character edit)\n\n${table}\n\n${slopes}\n\n${plot}`,
@@ -119,6 +126,9 @@ export async function writeSizeCurve(sizes: WriteSizeSizes, write: boolean): Pro
     const floorGrowth = p50(last.floor) / p50(first.floor)
     return [
       { benchmark: 'scaling', name: 'write-size: slope of write p50 / slope of floor p50 (log-log)', ratio: writeSlope / floorSlope, target: '≤ 1.5x', met: writeSlope / floorSlope <= 1.5 },
+      ...(large.length >= 2
+        ? [{ benchmark: 'scaling', name: 'write-size: same, sizes ≥ 256 KiB', ratio: largeWriteSlope / largeFloorSlope, target: 'none', met: null }]
+        : []),
       { benchmark: 'scaling', name: `write-size: write p50 / floor p50 at ${label(last.size)}`, ratio: p50(last.write) / p50(last.floor), target: 'none', met: null },
       { benchmark: 'scaling', name: `write-size: growth ${label(first.size)} → ${label(last.size)}, write / floor's`, ratio: growth / floorGrowth, target: 'none', met: null },
     ]
