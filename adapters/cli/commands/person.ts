@@ -18,7 +18,8 @@ import { parseApprovalScope } from '../../../core/approvals/events.js'
 async function withOwner<T>(home: string, remote: (owner: OwnerClient) => Promise<T>, local: (services: Services) => Promise<T>): Promise<T> {
   const owner = await findOwner(home)
   if (owner) return remote(owner)
-  const quire = await openQuire(home)
+  // A person's command holds the directory for a moment: watching files for it would only race its close.
+  const quire = await openQuire(home, { watchDisk: false })
   try {
     return await local(quire.services)
   } finally {
