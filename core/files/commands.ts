@@ -262,6 +262,9 @@ export class FileCommands {
     options: { exclusive?: boolean; approval?: Approval; tool: string },
   ): Promise<{ revision: string; journaled: Journaled }> {
     await this.assignIdentity(tab, path)
+    // Before this save takes its file's queue: adopting saves other files, and waiting on their queues while holding
+    // this one could deadlock with a save of theirs adopting this file.
+    if (caller.actor.kind === 'mcp') await this.adoptInputs(caller.connection, path)
     const document = await this.documents.get(tab.docId)
     if (!document) throw new QuireError('INVALID_TAB', `tab ${tab.tabId} has no document`)
     // What the file will hold, and the revision it is: an edit landing while the file is written leaves it dirty.
@@ -287,7 +290,6 @@ export class FileCommands {
         }
         if (options.approval) alongside.push(this.approvals.consumption(options.approval, caller.actor))
         const journaled = await this.record(tab.docId, { path, sha256: digest, length: text.length, revisionPosition, reason: 'save' }, caller, alongside)
-        if (caller.actor.kind === 'mcp') await this.adoptInputs(caller.connection, path)
         // In the file's save queue, so captures of one file are in the order of its saves.
         await this.coherence.captureSave({ path, text, actor: caller.actor, connection: caller.actor.kind === 'mcp' ? caller.connection : null, tool: options.tool })
         return { revision, journaled }

@@ -208,3 +208,35 @@ describe('quire verify covers the coherence ledgers', () => {
     }
   })
 })
+
+describe('two assistants saving at once, each having read the other\'s file', () => {
+  it('both saves finish (adoption never waits on a file queue a save holds), each captured', async () => {
+    const { connectInProcess } = await import('../../support/mcpHarness.js')
+    const root = await folder('quire-cross-', { 'a.md': '# A\n', 'b.md': '# B\n' })
+    const session = await inProcess([root], { principal: 'claude' })
+    const other = await connectInProcess(session.quire.services, 'inproc-2', 'gpt')
+    try {
+      await session.quire.services.settings.set('trackProvenance', true, USER)
+      const a = await open(session, join(root, 'a.md'))
+      const b = await open(session, join(root, 'b.md'))
+      const call = async (client: typeof other.client, args: Record<string, unknown>) => {
+        const result = (await client.callTool({ name: 'document', arguments: args })) as { isError?: boolean; content: Array<{ text: string }> }
+        expect(result.isError, result.content[0]?.text).toBeFalsy()
+      }
+      await call(session.client, { action: 'read', tabId: b })
+      await call(other.client, { action: 'read', tabId: a })
+      await Promise.all([
+        call(session.client, { action: 'write', tabId: a, content: '# A\n\nFrom B.\n' }),
+        call(other.client, { action: 'write', tabId: b, content: '# B\n\nFrom A.\n' }),
+      ])
+      // Which reads become inputs depends on the interleaving: a file whose own save gave it its identity first was
+      // not adopted at the version the other assistant read, and a read matching no revision is left out.
+      const written = (await transformations(root)).filter((entry) => entry.body.agent.type === 'model')
+      expect(written.map((entry) => entry.body.agent.id).sort()).toEqual(['claude', 'gpt'])
+      for (const entry of written) expect(entry.body.inputs.length).toBeLessThanOrEqual(1)
+    } finally {
+      await other.server.close()
+      await session.close()
+    }
+  })
+})
