@@ -1,3 +1,4 @@
+import { subscribeCatchingUp, type DurableListener } from '../../core/log/subscription.js'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import type { EventRegistry } from '../../core/events/schema.js'
@@ -64,14 +65,13 @@ interface Unsettled {
   readonly before: readonly (readonly [string, StreamHead])[]
 }
 
-type Listener = (events: readonly RecordedEvent[]) => void
+type Listener = DurableListener
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
 /** The GroupCommitter's default, used for taking the lease too. */
 const DEFAULT_WRITE_RETRY_WINDOW_MS = 5_000
 const LEASE_RETRY_MS = 10
 const CLOSE_GRACE_MS = 1_000
-const CATCH_UP_RETRY_MS = 100
 const PAGE = 1_000
 const INT8_OID = 20
 const WRITER = 'quire writer'
@@ -604,57 +604,11 @@ export class PostgresEventLog implements EventLog {
   }
 
   subscribe(after: number, handler: (event: RecordedEvent) => void | Promise<void>): () => void {
-    let stopped = false
-    let buffered: RecordedEvent[] = []
-    let live = false
-    let delivering: Promise<void> = Promise.resolve()
-    let cursor = after
-    const listener: Listener = (events) => {
-      if (stopped) return
-      if (!live) {
-        buffered.push(...events)
-        return
-      }
-      delivering = delivering.then(async () => {
-        for (const event of events) {
-          if (stopped) return
-          if (event.position <= cursor) continue
-          cursor = event.position
-          await handler(event)
-        }
-      })
-    }
-    this.listeners.add(listener)
-    void (async () => {
-      // A read that fails (the database unreachable for a moment) is tried again from the cursor; the handler's own
-      // errors are the caller's.
-      for (let caughtUp = false; !caughtUp; ) {
-        let handling = false
-        try {
-          for await (const event of this.readAll(cursor, { to: this.durablePosition })) {
-            if (stopped) return
-            cursor = event.position
-            handling = true
-            await handler(event)
-            handling = false
-          }
-          caughtUp = true
-        } catch (error) {
-          if (handling) throw error
-          if (stopped || this.released) return
-          await new Promise((resolve) => setTimeout(resolve, CATCH_UP_RETRY_MS))
-        }
-      }
-      // Events that became durable during catch-up were buffered by the listener; deliver the ones not yet seen.
-      live = true
-      const pending = buffered
-      buffered = []
-      listener(pending)
-    })()
-    return () => {
-      stopped = true
-      this.listeners.delete(listener)
-    }
+    return subscribeCatchingUp(
+      { listeners: this.listeners, readAll: (from, options) => this.readAll(from, options), durableHead: () => this.durablePosition, closed: () => this.released },
+      after,
+      handler,
+    )
   }
 
   /** Snapshots are derived data: committed without waiting for the WAL flush, and never required. */

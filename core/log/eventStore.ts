@@ -1,3 +1,4 @@
+import { subscribeCatchingUp, type DurableListener } from './subscription.js'
 import { readFile, writeFile, mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
@@ -53,7 +54,6 @@ export interface EventStoreOptions {
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
 const CLOSE_GRACE_MS = 1_000
-const CATCH_UP_RETRY_MS = 100
 
 type Database = ClassicLevel<Uint8Array, Uint8Array>
 
@@ -72,7 +72,7 @@ interface Unsettled {
   readonly before: readonly (readonly [string, StreamHead])[]
 }
 
-type Listener = (events: readonly RecordedEvent[]) => void
+type Listener = DurableListener
 
 const PAGE = 1024
 
@@ -540,57 +540,11 @@ export class EventStore implements EventLog {
   }
 
   subscribe(after: number, handler: (event: RecordedEvent) => void | Promise<void>): () => void {
-    let stopped = false
-    let buffered: RecordedEvent[] = []
-    let live = false
-    let delivering: Promise<void> = Promise.resolve()
-    let cursor = after
-    const listener: Listener = (events) => {
-      if (stopped) return
-      if (!live) {
-        buffered.push(...events)
-        return
-      }
-      delivering = delivering.then(async () => {
-        for (const event of events) {
-          if (stopped) return
-          if (event.position <= cursor) continue
-          cursor = event.position
-          await handler(event)
-        }
-      })
-    }
-    this.listeners.add(listener)
-    void (async () => {
-      // A read that fails (a database that cannot be reopened yet) is tried again from the cursor; the handler's own
-      // errors are the caller's.
-      for (let caughtUp = false; !caughtUp; ) {
-        let handling = false
-        try {
-          for await (const event of this.readAll(cursor, { to: this.durablePosition })) {
-            if (stopped) return
-            cursor = event.position
-            handling = true
-            await handler(event)
-            handling = false
-          }
-          caughtUp = true
-        } catch (error) {
-          if (handling) throw error
-          if (stopped || this.released) return
-          await new Promise((resolve) => setTimeout(resolve, CATCH_UP_RETRY_MS))
-        }
-      }
-      // Events that became durable during catch-up were buffered by the listener; deliver the ones not yet seen.
-      live = true
-      const pending = buffered
-      buffered = []
-      listener(pending)
-    })()
-    return () => {
-      stopped = true
-      this.listeners.delete(listener)
-    }
+    return subscribeCatchingUp(
+      { listeners: this.listeners, readAll: (from, options) => this.readAll(from, options), durableHead: () => this.durablePosition, closed: () => this.released },
+      after,
+      handler,
+    )
   }
 
   /** Snapshots are derived data: written without fsync and never required. */
