@@ -29,6 +29,15 @@ export type BrowserErrorCode =
   | 'SCRIPT_ERROR'
   /** An execute_js script still running at its deadline; it may yet have finished (BR.GEN.6). */
   | 'EVAL_TIMEOUT'
+  /** No saved session has that handle. */
+  | 'SESSION_NOT_FOUND'
+  /** A saved session's file cannot be read back: the key is not the one it was saved with, or the file was changed. */
+  | 'SESSION_UNREADABLE'
+  /** The session store's key is missing, unsafe (readable by others) or unreachable (the OS keyring). */
+  | 'SESSION_KEY_UNAVAILABLE'
+  /** A named profile that still has tabs open cannot be deleted. */
+  | 'PROFILE_IN_USE'
+  | 'PROFILE_NOT_FOUND'
 
 export class BrowserError extends Error {
   readonly code: BrowserErrorCode
