@@ -166,9 +166,12 @@ export class WorkflowRunner {
     return this.deps.runs.status(runId, principal)
   }
 
-  /** Stops a run, never gated (BR.WORKFLOW_CANCEL.1–2); `already-terminal` leaves an ended run as it is (.4). */
-  async cancel(runId: string, principal: string, actor: Actor): Promise<{ outcome: 'cancelled' | 'already-terminal'; run: RunStatusView }> {
-    const answer = await this.deps.runs.cancel(runId, principal, actor, { reasonCode: 'cancelled', reason: 'cancelled by the assistant' })
+  /**
+   * Stops a run, never gated (BR.WORKFLOW_CANCEL.1–2); `already-terminal` leaves an ended run as it is (.4). `reason`
+   * says who stopped it: the assistant by default, the person when the console's Cancel button calls.
+   */
+  async cancel(runId: string, principal: string, actor: Actor, reason = 'cancelled by the assistant'): Promise<{ outcome: 'cancelled' | 'already-terminal'; run: RunStatusView }> {
+    const answer = await this.deps.runs.cancel(runId, principal, actor, { reasonCode: 'cancelled', reason })
     const live = this.#live.get(runId)
     if (live !== undefined && answer.outcome === 'cancelled') this.#abort(live, { status: 'cancelled', reasonCode: 'cancelled', reason: 'cancelled', actor, recorded: true })
     return answer

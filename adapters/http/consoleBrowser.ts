@@ -6,6 +6,7 @@ import type { PersonInput, ScreencastFrame } from '../browser/personSide.js'
 import type { Services } from '../host/services.js'
 import type { ConsoleError } from './consoleApi.js'
 import type { BrowserFramesClosed, BrowserInputSent, BrowserLocated, BrowserTabClosed, BrowserTabOpened, BrowserTabs } from './consoleBrowserApi.js'
+import { consoleBrowserRunRoutes } from './consoleBrowserRuns.js'
 
 /**
  * The Browser view's routes (contract in consoleBrowserApi.ts): the person lists every tab, opens, navigates and
@@ -20,6 +21,7 @@ export function consoleBrowserRoutes(services: Services): Hono {
     throw error
   })
 
+  app.route('/', consoleBrowserRunRoutes(services)) // the workflow runs on assistants' tabs: steps as they go, Cancel
   app.get('/browser/tabs', async (c) => {
     const { embeddedBrowser, browserPosture } = services.settings.state
     const body: BrowserTabs = { tabs: await browser.listTabs(), enabled: embeddedBrowser, posture: browserPosture }

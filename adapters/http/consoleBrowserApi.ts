@@ -11,13 +11,18 @@
  *                                                          JSON), then one `closed` event when the tab is gone
  *   POST /console/api/browser/tabs/:tabId/input  {input} → BrowserInputSent   (any tab: the person takes over)
  *   GET  /console/api/browser/tabs/:tabId/locate?role=R&name=N → BrowserLocated (where an asked-for element is)
+ *   GET  /console/api/browser/runs                       → BrowserRuns        (workflow runs of this daemon's life)
+ *   POST /console/api/browser/runs/:runId/cancel         → BrowserRunCancelled (never gated, like workflow_cancel)
  *
- * Errors are `{error, message}` (ConsoleError): 400 bad input, 404 no such tab, 409 BROWSER_DISABLED (the Embedded
+ * Errors are `{error, message}` (ConsoleError): 400 bad input, 404 no such tab or run, 409 BROWSER_DISABLED (the Embedded
  * browser setting is off), 503 BROWSER_UNAVAILABLE.
  */
 export type { AutomationMode, PersonInput, PersonTabEntry, ScreencastFrame } from '../browser/personSide.js'
 import type { PersonTabEntry } from '../browser/personSide.js'
 import type { BrowserPosture } from '../../core/settings/events.js'
+import type { RunStatus } from '../../core/browser/workflow/runs/events.js'
+import type { PendingApproval, StepStatus } from '../../core/browser/workflow/runs/state.js'
+import type { StepKind } from '../../core/browser/workflow/types.js'
 
 export interface BrowserTabs {
   readonly tabs: readonly PersonTabEntry[]
@@ -48,4 +53,50 @@ export interface BrowserFramesClosed {
 /** The element boxes (viewport CSS pixels) of a role and exact name, to outline on the live view; at most 5. */
 export interface BrowserLocated {
   readonly boxes: ReadonlyArray<{ readonly x: number; readonly y: number; readonly width: number; readonly height: number }>
+}
+
+/** One step of a run as the console shows it: what kind, how far it got and why (never its text: inputs go in it). */
+export interface BrowserRunStep {
+  readonly index: number
+  readonly kind: StepKind
+  /** Changes the site (the completed-writes ledger skips it on a repeat). */
+  readonly write: boolean
+  readonly status: StepStatus
+  readonly attempts: number
+  readonly reasonCode?: string
+  readonly reason?: string
+}
+
+/** A workflow run on an assistant's tab, as `browser_read.workflow_status` folds it, plus who started it and when. */
+export interface BrowserRun {
+  readonly runId: string
+  readonly tabId: string
+  /** The assistant whose tab it runs on. */
+  readonly principal: string
+  readonly connection: string
+  readonly site: string
+  /** The workflow's declared inputs, by name only. */
+  readonly inputNames: readonly string[]
+  readonly status: RunStatus
+  readonly reasonCode?: string
+  readonly reason?: string
+  /** The step the person must approve before the run goes on. */
+  readonly pendingApproval?: PendingApproval
+  readonly pausedAt?: string
+  readonly resumedFrom?: string
+  readonly steps: readonly BrowserRunStep[]
+  readonly startedAt: number
+  readonly endedAt?: number
+}
+
+export interface BrowserRuns {
+  /** Newest first, at most 50 (consoleBrowserRuns.ts). */
+  readonly runs: readonly BrowserRun[]
+}
+
+export interface BrowserRunCancelled {
+  readonly runId: string
+  readonly status: RunStatus
+  /** `already-terminal`: it had ended before the person's cancel reached it; it stays as it ended. */
+  readonly outcome: 'cancelled' | 'already-terminal'
 }

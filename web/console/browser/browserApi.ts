@@ -1,5 +1,5 @@
 import type {
-  BrowserInputSent, BrowserLocated, BrowserTabClosed, BrowserTabOpened, BrowserTabs, PersonInput,
+  BrowserInputSent, BrowserLocated, BrowserRunCancelled, BrowserRuns, BrowserTabClosed, BrowserTabOpened, BrowserTabs, PersonInput,
 } from '../../../adapters/http/consoleBrowserApi.js'
 import { consoleRequest } from '../request.js'
 
@@ -28,6 +28,14 @@ export class BrowserApi {
   locate(tabId: string, role: string, name: string): Promise<BrowserLocated> {
     const query = new URLSearchParams({ role, name })
     return consoleRequest('GET', `/console/api/browser/tabs/${encodeURIComponent(tabId)}/locate?${query}`)
+  }
+
+  runs(): Promise<BrowserRuns> {
+    return consoleRequest('GET', '/console/api/browser/runs')
+  }
+
+  cancelRun(runId: string): Promise<BrowserRunCancelled> {
+    return consoleRequest('POST', `/console/api/browser/runs/${encodeURIComponent(runId)}/cancel`)
   }
 
   /** The tab's live frames (Server-Sent Events; the session cookie goes along, same origin). */

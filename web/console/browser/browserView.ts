@@ -1,14 +1,16 @@
-import type { BrowserTabs, PersonTabEntry, ScreencastFrame } from '../../../adapters/http/consoleBrowserApi.js'
+import type { BrowserRun, BrowserTabs, PersonTabEntry, ScreencastFrame } from '../../../adapters/http/consoleBrowserApi.js'
 import type { PanelApproval } from '../../../adapters/http/consolePanelsApi.js'
 import { h } from '../dom.js'
 import { actTarget, ApprovalBanner, browserApprovalsFor } from './approvalBanner.js'
 import type { BrowserApi } from './browserApi.js'
 import { LiveInput } from './liveInput.js'
+import { isActiveRun, RunsPanel } from './runsPanel.js'
 
 /**
  * The Browser view: the strip of every tab (the assistants', each marked with its assistant, and the person's),
  * the address bar, and the live view of the selected tab, where the person's clicks, wheel and keys go to the page.
- * Selecting "New tab" empties the address bar; the URL typed there opens one of the person's own tabs.
+ * Selecting "New tab" empties the address bar; the URL typed there opens one of the person's own tabs. Beside the
+ * live view, the workflow runs on the shown tab (runsPanel.ts); a tab with a run under way is marked in the strip.
  */
 export class BrowserView {
   readonly element: HTMLElement
@@ -22,7 +24,9 @@ export class BrowserView {
   readonly #empty = h('p', { className: 'browser-empty', text: 'No tab open. Choose "New tab" and type an address, or wait for an assistant to open one.' })
   readonly #banner: ApprovalBanner
   readonly #input: LiveInput
+  readonly #runsPanel: RunsPanel
   #tabs: readonly PersonTabEntry[] = []
+  #runs: readonly BrowserRun[] = []
   #enabled = true
   /** The shown tab; null with `#drafting` is the New tab state. */
   #selected: string | null = null
@@ -34,6 +38,7 @@ export class BrowserView {
 
   constructor(private readonly api: BrowserApi, openApprovals: () => void) {
     this.#banner = new ApprovalBanner(openApprovals)
+    this.#runsPanel = new RunsPanel((runId) => this.#cancelRun(runId), openApprovals)
     this.#input = new LiveInput(this.#live, () => this.#viewport, (input) => this.#selected === null ? Promise.resolve() : this.api.input(this.#selected, input), (error) => this.#report(error))
     const form = h(
       'form',
@@ -52,7 +57,12 @@ export class BrowserView {
       this.#strip,
       form,
       this.#error,
-      h('div', { className: 'browser-stage' }, this.#banner.element, this.#live, this.#outlines, this.#empty),
+      h(
+        'div',
+        { className: 'browser-body' },
+        h('div', { className: 'browser-stage' }, this.#banner.element, this.#live, this.#outlines, this.#empty),
+        this.#runsPanel.element,
+      ),
     )
   }
 
@@ -68,6 +78,34 @@ export class BrowserView {
     // Nothing chosen yet (or the chosen tab closed): the tab in front, as the assistants see it.
     if (this.#selected === null && !this.#drafting) this.#selected = (this.#tabs.find((tab) => tab.front) ?? this.#tabs[0])?.tabId ?? null
     this.#render()
+  }
+
+  /** The workflow runs (newest first): the shown tab's beside the live view, the strip's marks for the others. */
+  showRuns(runs: readonly BrowserRun[]): void {
+    const before = this.#tabs.filter((tab) => this.#runningOn(tab)).map((tab) => tab.tabId).join()
+    this.#runs = runs
+    const after = this.#tabs.filter((tab) => this.#runningOn(tab)).map((tab) => tab.tabId).join()
+    if (after !== before) this.#render()
+    else this.#runsPanel.update(this.#runs, this.#current())
+  }
+
+  async refreshRuns(): Promise<void> {
+    this.showRuns((await this.api.runs()).runs)
+  }
+
+  #runningOn(tab: PersonTabEntry): boolean {
+    return this.#runs.some((run) => run.tabId === tab.tabId && run.principal === tab.principal && isActiveRun(run))
+  }
+
+  async #cancelRun(runId: string): Promise<void> {
+    this.#clearError()
+    try {
+      await this.api.cancelRun(runId)
+      await this.refreshRuns()
+    } catch (error) {
+      this.#report(error)
+      throw error
+    }
   }
 
   async showApprovals(pending: readonly PanelApproval[]): Promise<void> {
@@ -121,6 +159,7 @@ export class BrowserView {
     this.#live.hidden = tab === undefined
     if (tab === undefined) this.#stopFrames()
     else if (this.#framesOf !== tab.tabId) this.#startFrames(tab.tabId)
+    this.#runsPanel.update(this.#runs, tab)
   }
 
   #tabButton(tab: PersonTabEntry): HTMLElement {
@@ -136,6 +175,7 @@ export class BrowserView {
       },
       h('span', { className: 'browser-tab-owner', text: who }),
       h('span', { className: 'browser-tab-title', text: tab.title || tab.url || 'New tab' }),
+      ...(this.#runningOn(tab) ? [h('span', { className: 'browser-tab-run', text: 'run', title: 'A workflow runs on this tab' })] : []),
     )
     if (tab.automationMode === 'human') {
       const close = h('button', { className: 'browser-tab-close', text: '×', title: 'Close tab', attrs: { type: 'button', 'aria-label': 'Close tab' } })
