@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import type { EventRegistry } from '../../core/events/schema.js'
 import { settlesWithin } from '../../core/deadline.js'
-import { InvalidAppendError, StoreClosedError, type JournalWriteError } from '../../core/log/errors.js'
+import { EventStoreError, InvalidAppendError, JournalWriteError, StoreClosedError } from '../../core/log/errors.js'
 import type {
   AppendedBatch,
   EventLog,
@@ -20,6 +20,7 @@ import { GroupCommitter } from '../../core/log/groupCommit.js'
 import { isValidStreamName } from '../../core/log/keys.js'
 import { decodeChunk, encodeChunk, type StoredEvent } from '../../core/log/record.js'
 import { migrate, quotedSchema } from './schema.js'
+import { asUnreachable, isUnreachable } from './unreachable.js'
 import { WriterLease } from './writerLease.js'
 
 export interface PostgresEventLogOptions {
@@ -40,6 +41,8 @@ export interface PostgresEventLogOptions {
   readonly readConnections?: number
   /** How long a node keeps the writer lease under load before making way for a node that waits (default 100 ms). */
   readonly maxLeaseHoldMs?: number
+  /** How long making a connection may take before it counts as failed (default 2 s). */
+  readonly connectTimeoutMs?: number
 }
 
 /** One event as a row of `events`, the unit the group committer batches. */
@@ -71,10 +74,15 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
 /** The GroupCommitter's default, used for taking the lease too. */
 const DEFAULT_WRITE_RETRY_WINDOW_MS = 5_000
 const LEASE_RETRY_MS = 10
+const DEFAULT_CONNECT_TIMEOUT_MS = 2_000
+/** Backoff for reconnecting the listener and for reading in other nodes' commits after a failed read. */
+const RECONNECT_MIN_MS = 50
+const RECONNECT_MAX_MS = 1_000
 const CLOSE_GRACE_MS = 1_000
 const PAGE = 1_000
 const INT8_OID = 20
 const WRITER = 'quire writer'
+const LISTENER = 'quire listener'
 
 /** Positions and versions are bigint columns; every value Quire stores is below 2^53, so plain numbers. */
 const types = {
@@ -142,11 +150,19 @@ export class PostgresEventLog implements EventLog {
   private readonly noteWrites = new Set<Promise<unknown>>()
   private closing: Promise<void> | undefined
   private released = false
+  /**
+   * Taking the lease failed for the whole retry window because the database could not be reached: until a
+   * connection succeeds again, an append makes one attempt and fails at once instead of waiting another window.
+   */
+  private unreachable = false
+  /** The LISTEN connection dropped: a new one is being made, after which other nodes' commits are read in. */
+  private listenerDown = false
+  private relistening: Promise<void> | undefined
 
   private constructor(
     private readonly pool: pg.Pool,
     private writer: pg.Client,
-    private readonly listener: pg.Client,
+    private listener: pg.Client,
     private readonly connectionString: string,
     readonly schema: string,
     lastPosition: number,
@@ -194,7 +210,15 @@ export class PostgresEventLog implements EventLog {
   static async open(connectionString: string, options: PostgresEventLogOptions): Promise<PostgresEventLog> {
     const schema = options.schema ?? 'quire'
     const s = quotedSchema(schema)
-    const pool = new pg.Pool({ connectionString, max: options.readConnections ?? 4, types, application_name: 'quire reader' })
+    const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+    const pool = new pg.Pool({
+      connectionString,
+      max: options.readConnections ?? 4,
+      types,
+      application_name: 'quire reader',
+      connectionTimeoutMillis: connectTimeoutMs,
+      keepAlive: true,
+    })
     // An idle connection that drops is replaced on the next query; the error itself is no one's to handle.
     pool.on('error', () => {})
     const clients: pg.Client[] = []
@@ -205,13 +229,13 @@ export class PostgresEventLog implements EventLog {
       } finally {
         migrator.release()
       }
-      const writer = await connect(connectionString, WRITER)
+      const writer = await connect(connectionString, WRITER, connectTimeoutMs)
       clients.push(writer)
-      const listener = await connect(connectionString, 'quire listener')
+      const listener = await connect(connectionString, LISTENER, connectTimeoutMs)
       clients.push(listener)
       const { rows } = await pool.query<{ position: number }>(`SELECT position FROM ${s}.log_head`)
       const log = new PostgresEventLog(pool, writer, listener, connectionString, schema, rows[0]!.position, options)
-      await log.listen()
+      await log.listen(listener)
       // What other nodes committed before this node listened is read in now; what they commit later is notified.
       await log.syncTo((await pool.query<{ position: number }>(log.sql.head)).rows[0]!.position)
       for (const row of (await pool.query<QuarantinedRecord>(`SELECT position, reason, bytes FROM ${s}.quarantine ORDER BY position`)).rows) {
@@ -241,24 +265,55 @@ export class PostgresEventLog implements EventLog {
     validate(appends)
     // Unknown types and invalid payloads are refused before the append waits for the writer lease.
     const versions = appends.map(({ events }) => events.map((event) => this.options.registry.prepare(event.type, event.data)))
-    let leave: () => void
-    try {
-      leave = await this.lease.enter()
-    } catch (error) {
-      // Closing ends the writer connection under an append still waiting for the lease.
-      this.assertWritable()
-      throw error
-    }
+    const leave = await this.enterLease()
     try {
       this.assertWritable()
-      // After a failed batch, nothing is assigned until what it may have left is dealt with.
-      if (this.suspect) await this.recover()
-      await Promise.all(appends.filter(({ stream }) => !this.heads.has(stream)).map(({ stream }) => this.streamHead(stream)))
+      try {
+        // After a failed batch, nothing is assigned until what it may have left is dealt with.
+        if (this.suspect) await this.recover()
+        await Promise.all(appends.filter(({ stream }) => !this.heads.has(stream)).map(({ stream }) => this.streamHead(stream)))
+      } catch (error) {
+        throw this.notRecorded(error)
+      }
       this.assertWritable()
       return this.assign(appends, versions)
     } finally {
       leave()
     }
+  }
+
+  /**
+   * Waits for the writer lease at most the write retry window: a lease that cannot be taken in that time (the
+   * database unreachable, or a lock that is not granted) fails the append as a write the log could not make.
+   */
+  private async enterLease(): Promise<() => void> {
+    const windowMs = this.options.writeRetryWindowMs ?? DEFAULT_WRITE_RETRY_WINDOW_MS
+    const entering = this.lease.enter()
+    let timer: NodeJS.Timeout | undefined
+    try {
+      return await Promise.race([
+        entering,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`the writer lease was not taken within ${windowMs} ms`)), windowMs)
+        }),
+      ])
+    } catch (error) {
+      // Granted after this append gave up: handed straight back, so an idle lease is released as usual.
+      entering.then((leave) => leave(), () => {})
+      throw this.notRecorded(error)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /**
+   * Why an append that got no positions failed: closing, the log's own refusals (as they are), or otherwise a write
+   * the log could not make, as JournalWriteError (core answers it with JOURNAL_UNAVAILABLE: nothing was changed).
+   */
+  private notRecorded(error: unknown): Error {
+    if (this.closing) return new StoreClosedError()
+    if (error instanceof EventStoreError) return error
+    return new JournalWriteError(this.nextPosition, 'write-failed', { cause: error })
   }
 
   /**
@@ -348,10 +403,11 @@ export class PostgresEventLog implements EventLog {
   private async writerConnection(relock: boolean): Promise<pg.Client> {
     while (this.writerBroken) {
       this.reconnecting ??= (async () => {
-        const client = await connect(this.connectionString, WRITER)
+        const client = await connect(this.connectionString, WRITER, this.connectTimeoutMs)
         void this.writer.end().catch(() => {})
         this.writer = client
         this.writerBroken = false
+        this.unreachable = false
         this.watchWriter(client)
       })().finally(() => (this.reconnecting = undefined))
       await this.reconnecting
@@ -392,12 +448,21 @@ export class PostgresEventLog implements EventLog {
         if (this.lockedOn !== client) await this.lockOn(client)
         const { rows } = await client.query<{ position: number }>(this.sql.head)
         await this.syncTo(rows[0]!.position)
+        this.unreachable = false
         return
       } catch (error) {
-        if (Date.now() + delay > deadline) throw error
+        // A database already known to be down gets one attempt per append, not another window of waiting.
+        if (this.unreachable || Date.now() + delay > deadline) {
+          if (isUnreachable(error)) this.unreachable = true
+          throw error
+        }
         await new Promise((resolve) => setTimeout(resolve, delay))
       }
     }
+  }
+
+  private get connectTimeoutMs(): number {
+    return this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
   }
 
   private committed(lastPosition: number): void {
@@ -452,16 +517,86 @@ export class PostgresEventLog implements EventLog {
     return this.recovering
   }
 
-  private async listen(): Promise<void> {
-    this.listener.on('error', () => {})
-    this.listener.on('notification', ({ channel, payload }) => {
+  /** Hears other nodes' commits on `client` (which is `this.listener`); a connection that drops is replaced. */
+  private async listen(client: pg.Client): Promise<void> {
+    client.on('notification', ({ channel, payload }) => {
       if (channel !== this.channel || !payload) return
       const [instance, position] = payload.split(' ')
       if (instance === this.instance) return
       const target = Number(position)
-      if (Number.isSafeInteger(target) && target > this.durablePosition) this.syncTo(target).catch(() => {})
+      if (Number.isSafeInteger(target) && target > this.durablePosition) void this.readInOthers(() => Promise.resolve(target))
     })
-    await this.listener.query(`LISTEN "${this.channel}"`)
+    const lost = () => {
+      if (client !== this.listener || this.released || this.closing) return
+      this.listenerDown = true
+      this.relistening ??= this.relisten().finally(() => (this.relistening = undefined))
+    }
+    client.on('error', lost)
+    client.on('end', lost)
+    await client.query(`LISTEN "${this.channel}"`)
+  }
+
+  /**
+   * Makes a new LISTEN connection, with backoff while the database is down, then reads in what other nodes
+   * committed while nobody listened (a notification sent then is lost). Subscribers get those events as they get
+   * any other node's: in position order, after the ones they have, each once.
+   */
+  private async relisten(): Promise<void> {
+    for (let delay = RECONNECT_MIN_MS; this.listenerDown && !this.released && !this.closing; delay = Math.min(delay * 2, RECONNECT_MAX_MS)) {
+      await pause(delay)
+      if (this.released || this.closing) return
+      let client: pg.Client | undefined
+      try {
+        client = await connect(this.connectionString, LISTENER, this.connectTimeoutMs)
+        if (this.released || this.closing) {
+          void client.end().catch(() => {})
+          return
+        }
+        void this.listener.end().catch(() => {})
+        this.listener = client
+        this.listenerDown = false
+        await this.listen(client)
+        this.unreachable = false
+      } catch {
+        // Tried again while the listener is down (a LISTEN that failed on a live connection counts as down too).
+        if (client && client === this.listener) this.listenerDown = true
+        continue
+      }
+      await this.readInOthers(async () => (await this.query<{ position: number }>('reading the log head', this.sql.head)).rows[0]!.position)
+    }
+  }
+
+  /**
+   * Reads in other nodes' commits up to the position `target` gives, trying again with backoff while the database
+   * cannot be reached, until it succeeds or the log closes.
+   */
+  private async readInOthers(target: () => Promise<number>): Promise<void> {
+    for (let delay = RECONNECT_MIN_MS; !this.released && !this.closing; delay = Math.min(delay * 2, RECONNECT_MAX_MS)) {
+      try {
+        await this.syncTo(await target())
+        return
+      } catch {
+        await pause(delay)
+      }
+    }
+  }
+
+  /**
+   * A query on the reader pool. A pooled connection cut by a restart may not have been noticed yet, so a query that
+   * finds the database unreachable is tried once more on a fresh connection; after that it fails as
+   * LogUnreachableError (reads are queries that can be repeated).
+   */
+  private async query<Row extends pg.QueryResultRow>(operation: string, text: string, values: readonly unknown[] = []): Promise<pg.QueryResult<Row>> {
+    try {
+      return await this.pool.query<Row>(text, [...values])
+    } catch (error) {
+      if (!isUnreachable(error)) throw error
+    }
+    try {
+      return await this.pool.query<Row>(text, [...values])
+    } catch (error) {
+      throw asUnreachable(operation, error)
+    }
   }
 
   /**
@@ -472,7 +607,7 @@ export class PostgresEventLog implements EventLog {
   private syncTo(target: number): Promise<void> {
     const run = async () => {
       while (this.durablePosition < target && this.unsettled.length === 0 && !this.released) {
-        const { rows } = await this.pool.query<StoredRow>(this.sql.readAll, [this.durablePosition, target, PAGE])
+        const { rows } = await this.query<StoredRow>('reading other nodes\' commits', this.sql.readAll, [this.durablePosition, target, PAGE])
         if (rows.length === 0) return
         if (this.unsettled.length > 0) return
         const events: RecordedEvent[] = []
@@ -504,7 +639,7 @@ export class PostgresEventLog implements EventLog {
 
   private async loadHead(stream: string): Promise<StreamHead> {
     this.assertReadable()
-    const { rows } = await this.pool.query<{ stream_version: number; position: number }>(this.sql.streamHead, [stream, this.durablePosition])
+    const { rows } = await this.query<{ stream_version: number; position: number }>(`reading the head of ${stream}`, this.sql.streamHead, [stream, this.durablePosition])
     const head = rows[0] ? { version: rows[0].stream_version, position: rows[0].position } : { version: 0, position: 0 }
     // An append (or another node's events) may have registered the head while we were reading; that one is newer.
     const known = this.heads.get(stream)
@@ -524,7 +659,7 @@ export class PostgresEventLog implements EventLog {
     let cursor = from - 1
     let lastVersion = from - 1
     for (;;) {
-      const { rows } = await this.pool.query<StoredRow>(this.sql.readStream, [stream, cursor, to, durable, PAGE])
+      const { rows } = await this.query<StoredRow>(`reading ${stream}`, this.sql.readStream, [stream, cursor, to, durable, PAGE])
       for (const row of rows) {
         const event = this.decodeRow(row)
         if (!event) continue
@@ -544,7 +679,7 @@ export class PostgresEventLog implements EventLog {
     const to = Math.min(options.to ?? Number.MAX_SAFE_INTEGER, this.durablePosition)
     let cursor = after
     while (cursor < to) {
-      const { rows } = await this.pool.query<StoredRow>(this.sql.readAll, [cursor, to, PAGE])
+      const { rows } = await this.query<StoredRow>('reading the log', this.sql.readAll, [cursor, to, PAGE])
       for (const row of rows) {
         const event = this.decodeRow(row)
         if (event) yield event
@@ -566,7 +701,7 @@ export class PostgresEventLog implements EventLog {
     this.assertReadable()
     const durable = this.durablePosition
     const listed = new Set<string>()
-    const { rows } = await this.pool.query<{ stream: string; version: number; position: number }>(this.sql.streams, [prefix])
+    const { rows } = await this.query<{ stream: string; version: number; position: number }>('listing streams', this.sql.streams, [prefix])
     for (const row of rows) {
       listed.add(row.stream)
       let head: StreamHead | undefined = this.heads.get(row.stream)
@@ -614,7 +749,11 @@ export class PostgresEventLog implements EventLog {
   /** Snapshots are derived data: committed without waiting for the WAL flush, and never required. */
   async saveSnapshot(projection: string, key: string, snapshot: Snapshot): Promise<void> {
     this.assertReadable()
-    const client = await this.pool.connect()
+    const operation = `saving the ${projection} snapshot`
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw asUnreachable(operation, error)
+    })
+    let broken: Error | undefined
     try {
       await client.query('BEGIN')
       await client.query('SET LOCAL synchronous_commit TO OFF')
@@ -622,22 +761,24 @@ export class PostgresEventLog implements EventLog {
       await client.query('COMMIT')
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {})
-      throw error
+      // A connection the database dropped goes, instead of back to the pool.
+      if (isUnreachable(error)) broken = error as Error
+      throw asUnreachable(operation, error)
     } finally {
-      client.release()
+      client.release(broken)
     }
   }
 
   async loadSnapshot(projection: string, key: string): Promise<Snapshot | undefined> {
     this.assertReadable()
-    const { rows } = await this.pool.query<{ position: number; payload: Buffer }>(this.sql.loadSnapshot, [projection, key])
+    const { rows } = await this.query<{ position: number; payload: Buffer }>(`loading the ${projection} snapshot`, this.sql.loadSnapshot, [projection, key])
     const row = rows[0]
     return row ? { position: row.position, payload: new Uint8Array(row.payload) } : undefined
   }
 
   async clearSnapshots(projection: string): Promise<void> {
     this.assertReadable()
-    await this.pool.query(this.sql.clearSnapshots, [projection])
+    await this.query(`clearing the ${projection} snapshots`, this.sql.clearSnapshots, [projection])
   }
 
   async checkIntegrity(): Promise<IntegrityReport> {
@@ -650,7 +791,7 @@ export class PostgresEventLog implements EventLog {
     let events = 0
     let cursor = 0
     for (;;) {
-      const { rows } = await this.pool.query<StoredRow>(this.sql.readAll, [cursor, Number.MAX_SAFE_INTEGER, PAGE])
+      const { rows } = await this.query<StoredRow>('checking the log', this.sql.readAll, [cursor, Number.MAX_SAFE_INTEGER, PAGE])
       for (const row of rows) {
         if (row.position !== expected) problems.push(`positions ${expected}..${row.position - 1} are missing`)
         expected = row.position + 1
@@ -673,9 +814,9 @@ export class PostgresEventLog implements EventLog {
     if (expected - 1 !== this.durablePosition) {
       problems.push(`the log ends at ${expected - 1} but this node believes its head is ${this.durablePosition}`)
     }
-    const { rows: headRows } = await this.pool.query<{ position: number }>(this.sql.head)
+    const { rows: headRows } = await this.query<{ position: number }>('checking the log', this.sql.head)
     if (headRows[0]!.position !== expected - 1) problems.push(`log_head says ${headRows[0]!.position}, the log ends at ${expected - 1}`)
-    const { rows: streamRows } = await this.pool.query<{ stream: string; version: number; position: number }>(this.sql.streams, [''])
+    const { rows: streamRows } = await this.query<{ stream: string; version: number; position: number }>('checking the log', this.sql.streams, [''])
     const tabled = new Map(streamRows.map((row) => [row.stream, row]))
     let streams = 0
     for await (const { stream, head } of this.streams()) {
@@ -770,11 +911,16 @@ function validate(appends: readonly StreamAppend[]): void {
 }
 
 /** Connections say what they are in pg_stat_activity (`application_name`): reader, writer or listener. */
-async function connect(connectionString: string, role: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString, types, application_name: role })
+async function connect(connectionString: string, role: string, timeoutMs: number): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString, types, application_name: role, connectionTimeoutMillis: timeoutMs, keepAlive: true })
   client.on('error', () => {})
   await client.connect()
   return client
+}
+
+/** A wait that does not keep the process alive: the loops using it stop by themselves once the log closes. */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref())
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {

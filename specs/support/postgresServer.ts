@@ -51,7 +51,21 @@ export function usePostgresDatabase(): () => string {
 export async function startTestPostgres(): Promise<TestPostgres> {
   const given = process.env['QUIRE_TEST_POSTGRES']
   if (given) return onServer(given, () => {})
-  return onServer(...startThrowawayCluster())
+  const cluster = startThrowawayCluster()
+  return onServer(cluster.connectionString, cluster.stop)
+}
+
+/** A throwaway cluster (whatever QUIRE_TEST_POSTGRES says) that a test may shut down and start again mid-run. */
+export interface RestartablePostgres extends TestPostgres {
+  /** `pg_ctl stop -m fast`: every session is cut, and no connection is accepted until `startServer`. */
+  stopServer(): void
+  /** `pg_ctl start` on the same data directory and socket. */
+  startServer(): void
+}
+
+export async function startRestartablePostgres(): Promise<RestartablePostgres> {
+  const cluster = startThrowawayCluster()
+  return { ...onServer(cluster.connectionString, cluster.stop), stopServer: cluster.halt, startServer: cluster.resume }
 }
 
 function onServer(connectionString: string, stopServer: () => void): TestPostgres {
@@ -96,7 +110,14 @@ function withDatabase(connectionString: string, database: string): string {
   return url.toString()
 }
 
-function startThrowawayCluster(): [string, () => void] {
+interface ThrowawayCluster {
+  readonly connectionString: string
+  readonly stop: () => void
+  readonly halt: () => void
+  readonly resume: () => void
+}
+
+function startThrowawayCluster(): ThrowawayCluster {
   const bin = postgresBinaries()
   const asRoot = process.getuid?.() === 0
   const root = mkdtempSync(join(tmpdir(), 'quire-pg-'))
@@ -139,7 +160,15 @@ function startThrowawayCluster(): [string, () => void] {
     throw new Error(`could not start a throwaway PostgreSQL cluster with ${bin}: ${describe(error)}`, { cause: error })
   }
   const connectionString = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(root)}&port=${SOCKET_PORT}`
-  return [connectionString, stop]
+  const halt = () => {
+    run('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w', '-t', '60'])
+    started = false
+  }
+  const resume = () => {
+    run('pg_ctl', ['start', '-D', data, '-l', join(root, 'server.log'), '-w', '-t', '60'])
+    started = true
+  }
+  return { connectionString, stop, halt, resume }
 }
 
 /** The directory holding initdb and pg_ctl: PATH first, then Debian's versioned directories, newest first. */
