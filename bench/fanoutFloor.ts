@@ -1,0 +1,46 @@
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { ClassicLevel } from 'classic-level'
+import { selfCpuMs } from './mcpSupport.js'
+import { now, percentile } from './util.js'
+
+/**
+ * The durability floor of one keystroke: one synced LevelDB write of one keystroke's record, paced like the typist
+ * (one every 1000/rate ms), on a raw classic-level database in the same directory tree as the daemon's log. Its
+ * p99 is the "+ raw synced-put p99" of the fan-out target (a keystroke may wait for its fsync, nothing else), and
+ * its CPU per put is what durability alone costs the process that pays it.
+ */
+export interface FloorResult {
+  readonly puts: number
+  readonly p50: number
+  readonly p99: number
+  /** This process's CPU (all threads) per put, ms: the write's JavaScript, LevelDB's and the fsync's. */
+  readonly cpuPerPutMs: number
+}
+
+/** About one `document.changed` record of one keystroke (header, stream, actor, a few dozen bytes of update). */
+const RECORD_BYTES = 128
+
+export async function rawSyncedPuts(dir: string, count: number, rate: number): Promise<FloorResult> {
+  const db = new ClassicLevel<Uint8Array, Uint8Array>(join(dir, 'floor'), { keyEncoding: 'view', valueEncoding: 'view' })
+  await db.open()
+  try {
+    const value = new Uint8Array(RECORD_BYTES).fill(7)
+    const latencies: number[] = []
+    const cpu = selfCpuMs()
+    const start = now()
+    for (let index = 0; index < count; index++) {
+      const wait = start + (index * 1000) / rate - now()
+      if (wait > 1) await sleep(wait)
+      const key = Buffer.allocUnsafe(8)
+      key.writeBigUInt64BE(BigInt(index + 1))
+      const t0 = now()
+      // The store's shape: a chained batch per synced write.
+      await db.batch().put(key, value).write({ sync: true })
+      latencies.push(now() - t0)
+    }
+    return { puts: count, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuPerPutMs: (selfCpuMs() - cpu) / count }
+  } finally {
+    await db.close()
+  }
+}
