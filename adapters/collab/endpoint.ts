@@ -8,7 +8,7 @@ import { CollabConnection, type Access } from './connection.js'
 import { LogFanout } from './fanout.js'
 import { CLOSE, DEFAULT_LIMITS, type CollabLimits } from './limits.js'
 import { PeerSession, type SessionContext } from './peerSession.js'
-import { Room } from './room.js'
+import { Room, type AwarenessRelay } from './room.js'
 import { tabsRoute } from './tabsRoute.js'
 
 export interface CollabOptions {
@@ -17,6 +17,8 @@ export interface CollabOptions {
   /** Whether the request carries the person's console session cookie (adapters/http/consoleSessions.ts): the person. */
   readonly isPerson?: (c: Context) => boolean
   readonly limits?: Partial<CollabLimits>
+  /** Carries rooms' awareness to and from other nodes (adapters/redis/presenceBus.ts); none on a single node. */
+  readonly awarenessRelay?: AwarenessRelay
 }
 
 /** The collaboration endpoint, to be mounted at `/collab` on a server created with its WebSocket server. */
@@ -84,7 +86,7 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
     }
     let room = rooms.get(docId)
     if (!room) {
-      room = new Room(docId, services.presence, limits.maxAwarenessClientsPerConnection)
+      room = new Room(docId, services.presence, limits.maxAwarenessClientsPerConnection, options.awarenessRelay)
       rooms.set(docId, room)
     }
     room.join(connection)

@@ -15,6 +15,21 @@ interface AwarenessChanges {
 }
 
 /**
+ * Carries rooms' awareness to the same documents' rooms on other nodes (adapters/redis/presenceBus.ts): awareness is
+ * never logged, so the log, which carries document changes across nodes, cannot carry it.
+ */
+export interface AwarenessRelay {
+  /** A room opened: the relay hands it what other nodes' peers of its document announced (`applyRemoteAwareness`). */
+  opened(room: Room): void
+  /** This room's own peers changed their awareness: `update` holds exactly those clients, `owners` their connections' labels. */
+  changed(room: Room, update: Uint8Array, owners: ReadonlyMap<number, string>): void
+  closed(room: Room): void
+}
+
+/** The origin of awareness applied from other nodes: never relayed back, never the registry's (the relay keeps that). */
+const REMOTE = Symbol('awareness from another node')
+
+/**
  * The peers of one document: who is connected, and their awareness (cursors, names, the editor presence of
  * {@link presenceOf}). Awareness lives on a small Y.Doc of its own: it is ephemeral, never logged, and must never
  * touch the document's Y.Doc, whose every change is an event. A room exists while it has connections.
@@ -31,10 +46,12 @@ export class Room {
     private readonly presence: PresenceRegistry,
     /** Awareness clients one connection may speak for at once (CollabLimits.maxAwarenessClientsPerConnection). */
     private readonly maxClientsPerConnection: number,
+    private readonly relay?: AwarenessRelay,
   ) {
     // The server itself is not a collaborator.
     this.awareness.setLocalState(null)
     this.awareness.on('update', (changes: AwarenessChanges, origin: unknown) => this.awarenessChanged(changes, origin))
+    this.relay?.opened(this)
   }
 
   join(connection: CollabConnection): void {
@@ -87,6 +104,24 @@ export class Room {
     awarenessProtocol.applyAwarenessUpdate(this.awareness, encodeAwarenessEntries(own), connection)
   }
 
+  /**
+   * Applies awareness entries other nodes' peers announced, minus those of clients a connection here speaks for (a
+   * peer that moved to this node keeps its client id; the old node's removal must not remove it here).
+   */
+  applyRemoteAwareness(entries: readonly AwarenessEntry[]): void {
+    const foreign = entries.filter((entry) => entry.clientId !== this.awareness.clientID && !this.owners.has(entry.clientId))
+    if (foreign.length > 0) awarenessProtocol.applyAwarenessUpdate(this.awareness, encodeAwarenessEntries(foreign), REMOTE)
+  }
+
+  /** The awareness of this room's own peers as one update with their connections' labels; undefined when there is none. */
+  ownAwareness(): { readonly update: Uint8Array; readonly owners: ReadonlyMap<number, string> } | undefined {
+    const states = this.awareness.getStates()
+    const owners = new Map<number, string>()
+    for (const [clientId, owner] of this.owners) if (states.has(clientId)) owners.set(clientId, owner.label)
+    if (owners.size === 0) return undefined
+    return { update: awarenessProtocol.encodeAwarenessUpdate(this.awareness, [...owners.keys()]), owners }
+  }
+
   /** Every current awareness state as one message, for a peer that joins or asks; undefined when there are none. */
   awarenessSnapshot(): Uint8Array | undefined {
     const clients = [...this.awareness.getStates().keys()]
@@ -95,6 +130,7 @@ export class Room {
   }
 
   destroy(): void {
+    this.relay?.closed(this)
     this.awareness.destroy()
     this.awarenessDoc.destroy()
   }
@@ -102,13 +138,18 @@ export class Room {
   private awarenessChanged({ added, updated, removed }: AwarenessChanges, origin: unknown): void {
     const from = origin instanceof CollabConnection ? origin : undefined
     const states = this.awareness.getStates()
+    // This room's own peers' changes (a timeout of another node's client is that node's to announce).
+    const own = new Map<number, string>()
     for (const clientId of [...added, ...updated]) {
       if (from && !this.owners.has(clientId)) {
         this.owners.set(clientId, from)
         from.awarenessClients.add(clientId)
       }
       const owner = this.owners.get(clientId)
-      if (owner) this.publishPresence(owner, clientId, states.get(clientId))
+      if (owner) {
+        this.publishPresence(owner, clientId, states.get(clientId))
+        own.set(clientId, owner.label)
+      }
     }
     for (const clientId of removed) {
       const owner = this.owners.get(clientId)
@@ -116,11 +157,16 @@ export class Room {
       this.owners.delete(clientId)
       owner.awarenessClients.delete(clientId)
       this.presence.set(owner.label, clientId, undefined)
+      own.set(clientId, owner.label)
     }
     const changed = [...added, ...updated, ...removed]
     if (changed.length === 0) return
-    const message = awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, changed))
+    const update = awarenessProtocol.encodeAwarenessUpdate(this.awareness, changed)
+    const message = awarenessMessage(update)
     for (const connection of this.connections) if (connection !== from) connection.send(message)
+    if (this.relay && origin !== REMOTE && own.size > 0) {
+      this.relay.changed(this, own.size === changed.length ? update : awarenessProtocol.encodeAwarenessUpdate(this.awareness, [...own.keys()]), own)
+    }
     // A removed client's clock is kept by y-protocols for good; forgotten here (once the removal is encoded), so
     // clients that come and go leave nothing behind in a long-lived room.
     for (const clientId of removed) this.awareness.meta.delete(clientId)

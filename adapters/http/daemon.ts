@@ -9,6 +9,8 @@ import { consoleRoutes } from './console.js'
 import { ConsoleSessions } from './consoleSessions.js'
 import { bearerToken, sameSecret } from '../auth/credentials.js'
 import { loopbackOnly } from './guard.js'
+import { healthRoutes, type LogHealth } from './healthRoute.js'
+import type { PresenceBus } from '../redis/presenceBus.js'
 import { McpSessions, PERSON_OWNER, type McpSessionLimits } from './mcpRoute.js'
 import { newAccessToken, removePortFile, writePortFile } from './portFile.js'
 
@@ -30,13 +32,24 @@ export interface HttpServer {
  */
 export async function startHttpServer(
   services: Services,
-  options: { port?: number; collab?: Omit<CollabOptions, 'accessToken' | 'isPerson'>; mcpSessions?: Partial<McpSessionLimits> } = {},
+  options: {
+    port?: number
+    collab?: Omit<CollabOptions, 'accessToken' | 'isPerson'>
+    mcpSessions?: Partial<McpSessionLimits>
+    /** Presence and awareness across nodes (adapters/redis/presenceBus.ts): the rooms' relay, and /readyz reports it. */
+    presenceBus?: PresenceBus
+    /** /readyz's log check, when the store knows better than the generic one (healthRoute.ts). */
+    checkLog?: () => Promise<LogHealth>
+  } = {},
 ): Promise<HttpServer> {
   const token = newAccessToken()
   const sessions = new McpSessions(services, options.mcpSessions)
   const consoleSessions = new ConsoleSessions(token)
   let port = 0
+  let closing = false
   const app = new Hono()
+  // Before the Host guard: a load balancer names the node as it likes, and these answers hold no data to protect.
+  app.route('/', healthRoutes({ store: services.engine.store, checkLog: options.checkLog, presenceBus: options.presenceBus, closing: () => closing }))
   app.use('*', loopbackOnly(() => port))
   // Every answer is JSON with an `error`, an unknown route or method too (Hono's default is a text 404).
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path.slice(0, 200)}` }, 404))
@@ -64,7 +77,12 @@ export async function startHttpServer(
   // `quire status` asks for a console link of its own (a fresh one-time code, like the one `quire serve` printed).
   app.route('/admin', adminRoutes(services, { newConsoleLink: () => `http://127.0.0.1:${port}/?code=${consoleSessions.newLinkCode()}` }))
   // The y-websocket collaboration endpoint (its own token checks: the person read-write, agents read-only).
-  const collab = createCollabEndpoint(services, { ...options.collab, accessToken: token, isPerson: (c) => consoleSessions.isPerson(c) })
+  const collab = createCollabEndpoint(services, {
+    ...(options.presenceBus ? { awarenessRelay: options.presenceBus } : {}),
+    ...options.collab,
+    accessToken: token,
+    isPerson: (c) => consoleSessions.isPerson(c),
+  })
   app.route('/collab', collab.routes)
   app.route('/', consoleRoutes(services, token, consoleSessions))
 
@@ -89,6 +107,7 @@ export async function startHttpServer(
     consoleLink: `http://127.0.0.1:${port}/?code=${consoleSessions.newLinkCode()}`,
     sessions,
     async close() {
+      closing = true
       await removePortFile(services.engine.home)
       await collab.close()
       await sessions.closeAll()
