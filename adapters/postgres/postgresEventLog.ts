@@ -347,17 +347,87 @@ export class PostgresEventLog implements EventLog {
       this.heads.set(stream, { version, position: events[events.length - 1]!.position })
       for (const event of events) this.undelivered.push(event)
     }
-    this.unsettled.push({ lastPosition: position - 1, epoch: this.leaseEpoch, before: results.map(({ stream, head }) => [stream, head] as const) })
-    this.nextPosition = position
-    const durable = new Promise<void>((resolve, reject: (error: JournalWriteError) => void) =>
-      this.committer.submit({ operations: rows, firstPosition, lastPosition: position - 1, resolve, reject }),
-    )
-    // A caller that drops `durable` must not crash the process when it rejects; one that awaits it still sees why.
-    durable.catch(() => {})
+    const durable = this.submit(rows, results.map(({ stream, head }) => [stream, head] as const))
     return {
       streams: results.map(({ stream, events, head, version }) => ({ stream, events, nextExpectedStreamVersion: version, createdNewStream: head.version === 0 })),
       durable,
     }
+  }
+
+  /**
+   * Hands assigned rows (positions from `nextPosition` on, heads and pending events already registered) to the
+   * group committer; `before` holds the heads their streams had, to restore if they fail.
+   */
+  private submit(rows: readonly EventRow[], before: readonly (readonly [string, StreamHead])[]): Promise<void> {
+    const firstPosition = rows[0]!.position
+    const lastPosition = rows[rows.length - 1]!.position
+    this.unsettled.push({ lastPosition, epoch: this.leaseEpoch, before })
+    this.nextPosition = lastPosition + 1
+    const durable = new Promise<void>((resolve, reject: (error: JournalWriteError) => void) =>
+      this.committer.submit({ operations: rows, firstPosition, lastPosition, resolve, reject }),
+    )
+    // A caller that drops `durable` must not crash the process when it rejects; one that awaits it still sees why.
+    durable.catch(() => {})
+    return durable
+  }
+
+  /**
+   * The import path of `quire migrate`, not part of EventLog: appends events exactly as another log recorded them, at
+   * their own positions, stream versions, schema versions, times and actors, payloads verbatim (neither checked nor
+   * upcast: they were checked when first appended, and are copied as stored). They must continue this log: the
+   * first at its next position, positions contiguous, each event its stream's next version, every type known to the
+   * registry. Resolves once they are assigned, with the promise that says when they are durable (as `append`'s
+   * batch does); subscribers of this log get them as given.
+   */
+  async importRecorded(events: readonly RecordedEvent[]): Promise<{ readonly durable: Promise<void> }> {
+    this.assertWritable()
+    if (events.length === 0) throw new InvalidAppendError('an import needs at least one event')
+    for (const event of events) {
+      if (!isValidStreamName(event.stream)) throw new InvalidAppendError(`invalid stream name ${JSON.stringify(event.stream)} at position ${event.position}`)
+      if (!this.options.registry.has(event.type)) throw new InvalidAppendError(`unknown event type ${event.type} at position ${event.position}`)
+    }
+    const leave = await this.enterLease()
+    try {
+      this.assertWritable()
+      try {
+        if (this.suspect) await this.recover()
+        const unknown = new Set(events.map((event) => event.stream).filter((stream) => !this.heads.has(stream)))
+        await Promise.all([...unknown].map((stream) => this.streamHead(stream)))
+      } catch (error) {
+        throw this.notRecorded(error)
+      }
+      this.assertWritable()
+      return { durable: this.assignRecorded(events) }
+    } finally {
+      leave()
+    }
+  }
+
+  /** The synchronous half of an import, under the lease, as `assign` is of an append. */
+  private assignRecorded(events: readonly RecordedEvent[]): Promise<void> {
+    const heads = new Map<string, StreamHead>()
+    events.forEach((event, index) => {
+      const expected = this.nextPosition + index
+      if (event.position !== expected) {
+        throw new InvalidAppendError(`an imported event has position ${event.position} where the log's next position is ${expected}`)
+      }
+      const head = heads.get(event.stream) ?? this.heads.get(event.stream)!
+      if (event.streamVersion !== head.version + 1) {
+        throw new InvalidAppendError(`the imported event at position ${event.position} is version ${event.streamVersion} of ${event.stream}, whose head is version ${head.version}`)
+      }
+      heads.set(event.stream, { version: event.streamVersion, position: event.position })
+    })
+    const rows = events.map(({ position, type, v, stream, streamVersion, at, actor, data }): EventRow => ({
+      position,
+      stream,
+      streamVersion,
+      type,
+      record: asBuffer(encodeChunk([{ type, v, stream, streamVersion, at, actor, data }])),
+    }))
+    const before = [...heads.keys()].map((stream) => [stream, this.heads.get(stream)!] as const)
+    for (const [stream, head] of heads) this.heads.set(stream, head)
+    for (const event of events) this.undelivered.push(event)
+    return this.submit(rows, before)
   }
 
   /**
