@@ -1,3 +1,4 @@
+import type { EventStore } from '../core/log/eventStore.js'
 import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import * as Y from 'yjs'
@@ -177,7 +178,7 @@ async function appenders(engine: Engine, event: EventInput, concurrency: number,
   const loop = async (index: number) => {
     const stream = `doc:bench-${round}-${index}`
     for (let t = now(); t < deadline; ) {
-      await engine.store.appendToStream(stream, [event])
+      await (engine.store as EventStore).appendToStream(stream, [event])
       const end = now()
       latencies.push(end - t)
       t = end

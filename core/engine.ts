@@ -6,6 +6,7 @@ import { evolveSettings, initialSettings } from './settings/settingsState.js'
 import { WorkspaceState } from './workspace/workspaceState.js'
 import { CommentsProjection } from './comments/commentsState.js'
 import { CommentCommands } from './comments/commands.js'
+import { COMMENTS_STREAM_PREFIX } from './comments/events.js'
 import { AGENTS_STREAM } from './agents/events.js'
 import { AgentCommands } from './agents/commands.js'
 import { APPROVALS_STREAM } from './approvals/events.js'
@@ -15,6 +16,9 @@ import { BROWSER_STREAM } from './browser/events.js'
 import { WorkflowRunCommands } from './browser/workflow/runs/commands.js'
 import { WORKFLOW_RUNS_STREAM } from './browser/workflow/runs/events.js'
 import { evolveRuns, initialRuns, type RunsState } from './browser/workflow/runs/state.js'
+import { WorkflowRecordingCommands } from './browser/workflow/recordCommands.js'
+import { WORKFLOW_RECORDINGS_STREAM } from './browser/workflow/recordEvents.js'
+import { evolveRecordings, initialRecordings, type RecordingsState } from './browser/workflow/recordState.js'
 import { DocumentCommands } from './documents/commands.js'
 import { EditHooks } from './documents/editHooks.js'
 import { EditorGuards } from './edits/editorGuards.js'
@@ -24,6 +28,8 @@ import { FileCommands } from './files/commands.js'
 import { FileTreeCommands } from './files/tree.js'
 import type { FileSystemPort } from './files/port.js'
 import { EventStore, type EventStoreOptions } from './log/eventStore.js'
+import type { EventLog } from './log/eventLog.js'
+import type { EventRegistry } from './events/schema.js'
 import { PresenceRegistry } from './presence/presenceRegistry.js'
 import { ReviewCommands } from './review/commands.js'
 import { SelectionCommands } from './selection/commands.js'
@@ -45,6 +51,12 @@ export interface EngineOptions extends Partial<Omit<EventStoreOptions, 'registry
    */
   readonly fileSystem?: FileSystemPort
   readonly coherence?: CoherenceCommandsOptions
+  /**
+   * Opens the log the engine runs on, when it is not the data directory's own LevelDB log: a log several nodes share
+   * (PostgreSQL). The engine then also follows what other nodes append (see `followLog`). The caller holds the data
+   * directory for this node.
+   */
+  readonly openLog?: (registry: EventRegistry) => Promise<EventLog>
 }
 
 /** The write models of the small streams, kept in memory for the life of the engine and decided from. */
@@ -57,6 +69,8 @@ export interface Views {
   readonly browser: FoldedStream<BrowserLogState>
   /** The browser's workflow runs (`browser-runs`): their steps, approval waits and outcomes, and the writes ledger. */
   readonly workflowRuns: FoldedStream<RunsState>
+  /** The browser's workflow recordings (`browser-recordings`): who recorded which tab, and how much (never what). */
+  readonly workflowRecordings: FoldedStream<RecordingsState>
   /** Every document's review threads (the `comments:<docId>` streams). */
   readonly comments: CommentsProjection
 }
@@ -80,6 +94,8 @@ export interface Commands {
   readonly browserAccess: BrowserAccess
   /** The browser's workflow runs: each change decided and recorded; `workflow_status` reads it. */
   readonly workflowRuns: WorkflowRunCommands
+  /** The browser's workflow recordings: each start and stop decided and recorded (the capture is the adapter's). */
+  readonly workflowRecordings: WorkflowRecordingCommands
   /** The workspaces' coherence ledgers: status, edges, claims, contexts, resolutions, grants, and saves' captures. */
   readonly coherence: CoherenceCommands
 }
@@ -87,7 +103,7 @@ export interface Commands {
 /** The core wired together: the log, the write models folded from it, presence, and the commands that decide. */
 export interface Engine {
   readonly home: string
-  readonly store: EventStore
+  readonly store: EventLog
   readonly documents: DocumentRepository
   readonly views: Views
   /** What the person's attached editors report (ephemeral, never logged): fed by the collaboration endpoint. */
@@ -102,8 +118,11 @@ export interface Engine {
 }
 
 export async function openEngine(home: string, options: EngineOptions = {}): Promise<Engine> {
-  const store = await EventStore.open(home, { ...options, registry: createEventRegistry() })
+  const registry = createEventRegistry()
+  const shared = options.openLog !== undefined
+  const store: EventLog = options.openLog ? await options.openLog(registry) : await EventStore.open(home, { ...options, registry })
   try {
+    const loadedFrom = store.durableHeadPosition
     const documents = new DocumentRepository(store, options.documents)
     const views: Views = {
       workspace: new FoldedStream(WORKSPACE_STREAM, WorkspaceState.initial, (state, event) => state.evolve(event)),
@@ -112,6 +131,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
       agents: new FoldedStream(AGENTS_STREAM, initialAgents, evolveAgents),
       browser: new FoldedStream(BROWSER_STREAM, initialBrowserLog, evolveBrowserLog),
       workflowRuns: new FoldedStream(WORKFLOW_RUNS_STREAM, initialRuns, evolveRuns),
+      workflowRecordings: new FoldedStream(WORKFLOW_RECORDINGS_STREAM, initialRecordings, evolveRecordings),
       comments: new CommentsProjection(),
     }
     for (const view of Object.values(views)) await view.load(store)
@@ -119,9 +139,14 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
     const presence = new PresenceRegistry()
     const hooks = new EditHooks()
     const commands = wire(home, store, documents, views, presence, hooks, now, options)
-    // The data directory is this process's alone: a run the log still shows running or paused lost its tab with the
-    // process that ran it, so it is ended as failed now, as the stream loads, rather than left to look alive.
-    await commands.workflowRuns.endInterrupted()
+    // On the embedded log this process is its only writer: a run (or recording) the log still shows going lost its
+    // tab with the process that ran it, so it is ended as failed now, as the stream loads, rather than left to look
+    // alive. On a shared log it may be another node's, alive.
+    if (!shared) {
+      await commands.workflowRuns.endInterrupted()
+      await commands.workflowRecordings.endInterrupted()
+    }
+    const stopFollowing = shared ? followOtherNodes(store, loadedFrom, views, commands.documents) : () => {}
     return {
       home,
       store,
@@ -132,6 +157,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
       hooks,
       now,
       async close() {
+        stopFollowing()
         try {
           await store.flush()
           await documents.close()
@@ -148,12 +174,30 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
 }
 
 /**
+ * On a log several nodes share, folds what the other nodes append into this node's write models as it becomes
+ * durable: the small streams, the comments, and the documents this node holds (on the embedded log this process is
+ * the only writer, and folded every event as it appended it). This node's own events come by too and are skipped by
+ * stream version. The small streams and documents fold in their streams' steps, queued in log order; a fold that
+ * fails leaves the state behind the log, which the next append there finds (a version conflict) and catches up on.
+ */
+function followOtherNodes(store: EventLog, after: number, views: Views, documents: DocumentCommands): () => void {
+  const { comments, ...small } = views
+  const folded = new Map<string, FoldedStream<unknown>>(Object.values(small).map((view) => [view.stream, view as FoldedStream<unknown>]))
+  return store.subscribe(after, async (event) => {
+    const view = folded.get(event.stream)
+    if (view) void view.follow(store, event).catch(() => {})
+    else if (event.stream.startsWith(COMMENTS_STREAM_PREFIX)) await comments.follow(store, event).catch(() => {})
+    else void documents.follow(event).catch(() => {})
+  })
+}
+
+/**
  * Builds every command and registers the edit hooks each concept owns. Comments share the documents' write turns, so
  * every write-class call on a document waits in one line (CONC.4).
  */
 function wire(
   home: string,
-  store: EventStore,
+  store: EventLog,
   documents: DocumentRepository,
   views: Views,
   presence: PresenceRegistry,
@@ -189,6 +233,7 @@ function wire(
     agents: new AgentCommands(store, views.agents),
     browserAccess: new BrowserAccess(store, views.browser, approvals, now),
     workflowRuns: new WorkflowRunCommands(store, views.workflowRuns),
+    workflowRecordings: new WorkflowRecordingCommands(store, views.workflowRecordings),
     coherence,
     settings: new SettingsCommands(store, views.settings),
     workspace: new WorkspaceCommands(store, views.workspace, views.settings, documents, documentCommands, approvals),

@@ -10,10 +10,12 @@ The data directory is --home DIR, else $QUIRE_HOME, else $XDG_DATA_HOME/quire (~
 commands:
   status                  (the default) the data directory, which process owns it (pid, address, a console
                           link) or that none runs, and what its log holds
-  serve [--port N] [--workspace DIR]...
+  serve [--port N] [--workspace DIR]... [--store postgres://...]
                           run the daemon: owns the data directory, serves MCP (Streamable HTTP) at
                           http://127.0.0.1:PORT/mcp; writes PORT:TOKEN to the 0600 file DIR/port. Without
-                          --port it takes the previous run's port again, or a free one when that is taken
+                          --port it takes the previous run's port again, or a free one when that is taken.
+                          --store (or $QUIRE_STORE) keeps the log in PostgreSQL, shared by every node serving
+                          from it (each node with its own data directory); without it the log is DIR's own
   mcp [--workspace DIR]...
                           MCP over stdio for an AI client: attaches to the running daemon, else runs the core
                           embedded; QUIRE_TOKEN (from \`agent add\`) names the agent

@@ -1,5 +1,7 @@
 import { openEngine, type Engine, type EngineOptions } from '../../core/engine.js'
 import { DiskSync } from './diskSync.js'
+import { holdNodeHome } from './nodeHome.js'
+import { sharedStore } from './sharedStore.js'
 import { createFileSystem } from './fileSystem.js'
 import { createServices, type Services } from './services.js'
 import { QUIRE_VERSION } from './version.js'
@@ -11,6 +13,11 @@ export interface Quire {
 }
 
 export interface QuireOptions extends EngineOptions {
+  /**
+   * Where the log lives: absent for the data directory's own embedded log; a `postgres://` URL (see sharedStore.ts)
+   * for a log several nodes share, each node with a data directory of its own.
+   */
+  readonly store?: string
   /** Watch the files of open tabs for changes by other programs (default true). */
   readonly watchDisk?: boolean
   /** Where problems that concern no caller are reported (a watch that failed, say). */
@@ -24,7 +31,15 @@ export interface QuireOptions extends EngineOptions {
 export async function openQuire(home: string, options: QuireOptions = {}): Promise<Quire> {
   let diskSync: DiskSync | undefined
   const fileSystem = options.fileSystem ?? createFileSystem(home, (path, sha256) => diskSync?.watcher.expectWrite(path, sha256))
-  const engine: Engine = await openEngine(home, { ...options, fileSystem })
+  const store = options.store === undefined ? undefined : sharedStore(options.store)
+  const held = store ? await holdNodeHome(home) : undefined
+  let engine: Engine
+  try {
+    engine = await openEngine(home, { ...options, fileSystem, ...(store ? { openLog: store.open } : {}) })
+  } catch (error) {
+    await held?.release()
+    throw error
+  }
   const services = createServices(engine, QUIRE_VERSION)
   if (options.watchDisk !== false) diskSync = new DiskSync(services, options.log)
   return {
@@ -33,8 +48,13 @@ export async function openQuire(home: string, options: QuireOptions = {}): Promi
       diskSync?.close()
       await services.validator.close()
       services.workflowRunner.stop()
+      await services.workflowRecorder.close()
       await services.browser.stop()
-      await engine.close()
+      try {
+        await engine.close()
+      } finally {
+        await held?.release()
+      }
     },
   }
 }

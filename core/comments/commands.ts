@@ -1,6 +1,7 @@
 import type { Actor } from '../events/actor.js'
 import { durableWithin } from '../deadline.js'
-import { appendFolded } from '../streams/append.js'
+import { appendFolded, type Appended } from '../streams/append.js'
+import { isExpectedVersionConflict } from '../log/errors.js'
 import { QuireError } from '../errors.js'
 import { newId } from '../ids.js'
 import type { EventInput, EventLog } from '../log/eventLog.js'
@@ -183,7 +184,16 @@ export class CommentCommands {
     const stream = commentsStream(docId)
     const head = await this.store.streamHead(stream)
     // Folded only once durable (a late change is withdrawn and never folded), so the fold waits for that answer.
-    const appended = await appendFolded(this.store, [{ stream, events: [event], expectedVersion: head.version, fold: () => {} }])
+    let appended: Appended
+    try {
+      appended = await appendFolded(this.store, [{ stream, events: [event], expectedVersion: head.version, fold: () => {} }])
+    } catch (error) {
+      if (!isExpectedVersionConflict(error)) throw error
+      // Another node changed this document's comments first (only a shared log raises this): what was decided
+      // here may no longer hold, so the caller lists again, as after any change it did not see.
+      await this.view.reload(this.store, docId)
+      throw new QuireError('STALE_COMMENT', 'another node changed this document\'s comments at the same moment; list again')
+    }
     const recorded = appended.recorded[0]!
     const outcome = await durableWithin(appended.durable, this.journalDeadlineMs)
     if (outcome === 'durable') {

@@ -5,7 +5,7 @@ import { CommentAddressed, CommentCreated, CommentDeleted, CommentReopened, Comm
 
 /** The events that change an existing thread, each naming it by `commentId`. */
 const THREAD_CHANGES = [CommentReplied, CommentAddressed, CommentResolved, CommentReopened, CommentDeleted] as const
-import { COMMENTS_STREAM_PREFIX, commentGenOf, docIdOfCommentsStream, type ThreadState } from './events.js'
+import { COMMENTS_STREAM_PREFIX, commentGenOf, commentsStream, docIdOfCommentsStream, type ThreadState } from './events.js'
 
 export interface Reply {
   readonly replyId: string
@@ -97,18 +97,22 @@ export class CommentsProjection {
 
   async load(store: EventLog): Promise<void> {
     this.documents.clear()
-    for await (const { stream } of store.streams(COMMENTS_STREAM_PREFIX)) {
-      const events: RecordedEvent[] = []
-      for await (const event of store.readStream(stream)) events.push(event)
-      const withdrawn = new Set(events.filter((event) => event.type === 'comment.withdrawn').map((event) => dataOf(event, CommentWithdrawn).streamVersion))
-      const docId = docIdOfCommentsStream(stream)
-      const threads = this.ensure(docId)
-      for (const event of events) {
-        if (withdrawn.has(event.streamVersion)) threads.version = event.streamVersion
-        else threads.evolve(event, docId)
-      }
-      await store.streamHead(stream)
+    for await (const { stream } of store.streams(COMMENTS_STREAM_PREFIX)) await this.loadStream(store, stream)
+  }
+
+  /** Folds one document's comments stream from the log, replacing what was folded of it. */
+  private async loadStream(store: EventLog, stream: string): Promise<void> {
+    const events: RecordedEvent[] = []
+    for await (const event of store.readStream(stream)) events.push(event)
+    const withdrawn = new Set(events.filter((event) => event.type === 'comment.withdrawn').map((event) => dataOf(event, CommentWithdrawn).streamVersion))
+    const docId = docIdOfCommentsStream(stream)
+    const threads = new DocumentThreads()
+    for (const event of events) {
+      if (withdrawn.has(event.streamVersion)) threads.version = event.streamVersion
+      else threads.evolve(event, docId)
     }
+    this.documents.set(docId, threads)
+    await store.streamHead(stream)
   }
 
   /** The document's threads (an empty set for a document nobody commented on; reading never adds an entry). */
@@ -138,7 +142,28 @@ export class CommentsProjection {
     for (const event of events) {
       if (!event.stream.startsWith(COMMENTS_STREAM_PREFIX)) continue
       const docId = docIdOfCommentsStream(event.stream)
-      this.ensure(docId).evolve(event, docId)
+      const threads = this.ensure(docId)
+      // The shared log's subscription may have folded this node's own change first (both wait for it to be durable).
+      if (event.streamVersion > threads.version) threads.evolve(event, docId)
     }
+  }
+
+  /**
+   * Folds a comments event another node appended to the shared log. A withdrawal undoes a change folded before it
+   * (the other node's change was late and never happened), so that document's threads are read again from the log;
+   * so are they after a gap.
+   */
+  async follow(log: EventLog, event: RecordedEvent): Promise<void> {
+    if (!event.stream.startsWith(COMMENTS_STREAM_PREFIX)) return
+    const docId = docIdOfCommentsStream(event.stream)
+    const threads = this.ensure(docId)
+    if (event.streamVersion <= threads.version) return
+    if (event.streamVersion === threads.version + 1 && event.type !== CommentWithdrawn.type) threads.evolve(event, docId)
+    else await this.loadStream(log, event.stream)
+  }
+
+  /** Reads one document's threads from the log again (after another node's change this node had not folded yet). */
+  reload(log: EventLog, docId: string): Promise<void> {
+    return this.loadStream(log, commentsStream(docId))
   }
 }

@@ -1,9 +1,10 @@
 import * as Y from 'yjs'
 import { SYSTEM, type Actor } from '../events/actor.js'
-import type { EventInput, EventLog } from '../log/eventLog.js'
+import type { EventInput, EventLog, RecordedEvent } from '../log/eventLog.js'
 import { STREAM_DOES_NOT_EXIST, type ExpectedStreamVersion } from '../log/expectedVersion.js'
 import { appendFolded, type Appended, type FoldingAppend } from '../streams/append.js'
 import { KeyedSteps } from '../streams/steps.js'
+import { retryingConflicts } from '../streams/conflicts.js'
 import { decideDocument, savedEvent, type SaveMark } from './decider.js'
 
 export type { SaveMark } from './decider.js'
@@ -12,7 +13,7 @@ import { newId } from '../ids.js'
 import { QuireError } from '../errors.js'
 import { DocumentState, sha256 } from './documentState.js'
 import type { DocumentRepository } from './documentRepository.js'
-import { documentStream, type DocumentKind, type JournalOperation } from './events.js'
+import { DOCUMENT_STREAM_PREFIX, docIdOfStream, documentStream, type DocumentKind, type JournalOperation } from './events.js'
 import { positionOfRevision, revisionToken } from './revision.js'
 import { baseAfterWrite, captureBase, markBeforeWrite, rebaseWrite, type DocumentBase, type RebasedWrite } from './rebase.js'
 import { textHunks, type Hunk } from './textDiff.js'
@@ -90,8 +91,8 @@ export interface PeerUpdateOutcome {
 /** Lone UTF-16 surrogates cannot be stored faithfully (INVALID_TEXT, JRNL.11). */
 export const hasLoneSurrogate = (text: string): boolean => !text.isWellFormed()
 
-/** Canonical content has LF line endings. */
-export const normalizeLineEndings = (text: string): string => text.replace(/\r\n?/g, '\n')
+/** Canonical content has LF line endings. (Most texts have no CR at all: one scan for it, not a regex pass.) */
+export const normalizeLineEndings = (text: string): string => (text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text)
 
 
 /** The document as a tab last read or wrote it. */
@@ -173,58 +174,62 @@ export class DocumentCommands {
    */
   async write(input: WriteInput): Promise<WriteOutcome> {
     if (typeof input.content === 'string') assertWellFormed(input.content)
-    const state = await this.require(input.docId)
-    return this.turns.run(input.docId, async () => {
-      this.assertNothingPending(input.docId)
-      this.checkExpectedRevision(state, input.expectedRevision)
-      this.checkParent(input.docId, input.writer)
-      input.guard?.()
-      const planned = typeof input.content === 'string' ? input.content : input.content(state.content, state)
-      const updates = typeof planned === 'string' ? undefined : planned.updates
-      const content = normalizeLineEndings(typeof planned === 'string' ? planned : planned.text)
-      if (typeof input.content !== 'string') assertWellFormed(content)
-      const base = input.fromTabBase && input.expectedRevision === undefined ? this.baseOf(state, input.writer) : undefined
-      const basePosition = base?.position ?? state.revisionPosition
-      const rebased = base ? rebaseWrite(state.text, base.base, textHunks(base.base.text, content)) : undefined
-      const hunks = rebased ? rebased.hunks : textHunks(state.content, content)
-      if (hunks.length === 0) return { revision: state.revision, changed: false, durable: true }
+    await this.require(input.docId)
+    // Another node's append between this node's decision and its own is met by deciding again on the state with it
+    // (an `expected_revision` then answers STALE, as it would have on one node).
+    return this.turns.run(input.docId, () => retryingConflicts(async () => this.writeInTurn(await this.require(input.docId), input), () => this.catchUp(input.docId)))
+  }
 
-      const revisionBefore = state.revisionPosition
-      const stillWanted = input.watch?.()
-      const journal = await this.steps.run(input.docId, () => this.commit(state, [
-        {
-          type: 'journal.recorded',
-          actor: input.actor,
-          data: {
-            operation: input.operation ?? 'write',
-            text: content,
-            baseRevision: revisionToken(basePosition),
-            ...(input.detail === undefined ? {} : { detail: input.detail }),
-            ...(input.addresses === undefined || input.addresses.length === 0 ? {} : { addresses: [...input.addresses] }),
-          },
+  private async writeInTurn(state: DocumentState, input: WriteInput): Promise<WriteOutcome> {
+    this.assertNothingPending(input.docId)
+    this.checkExpectedRevision(state, input.expectedRevision)
+    this.checkParent(input.docId, input.writer)
+    input.guard?.()
+    const planned = typeof input.content === 'string' ? input.content : input.content(state.content, state)
+    const updates = typeof planned === 'string' ? undefined : planned.updates
+    const content = normalizeLineEndings(typeof planned === 'string' ? planned : planned.text)
+    if (typeof input.content !== 'string') assertWellFormed(content)
+    const base = input.fromTabBase && input.expectedRevision === undefined ? this.baseOf(state, input.writer) : undefined
+    const basePosition = base?.position ?? state.revisionPosition
+    const rebased = base ? rebaseWrite(state.text, base.base, textHunks(base.base.text, content)) : undefined
+    const hunks = rebased ? rebased.hunks : textHunks(state.content, content)
+    if (hunks.length === 0) return { revision: state.revision, changed: false, durable: true }
+
+    const revisionBefore = state.revisionPosition
+    const stillWanted = input.watch?.()
+    const journal = await this.steps.run(input.docId, () => this.commit(state, [
+      {
+        type: 'journal.recorded',
+        actor: input.actor,
+        data: {
+          operation: input.operation ?? 'write',
+          text: content,
+          baseRevision: revisionToken(basePosition),
+          ...(input.detail === undefined ? {} : { detail: input.detail }),
+          ...(input.addresses === undefined || input.addresses.length === 0 ? {} : { addresses: [...input.addresses] }),
         },
-      ]))
-      if ((await this.settle(journal.durable, input.docId, 'recording')) !== 'durable') {
-        throw new QuireError('JOURNAL_UNAVAILABLE', 'the journal did not record the write in time; nothing was changed')
+      },
+    ]))
+    if ((await this.settle(journal.durable, input.docId, 'recording')) !== 'durable') {
+      throw new QuireError('JOURNAL_UNAVAILABLE', 'the journal did not record the write in time; nothing was changed')
+    }
+    const journalPosition = journal.recorded[0]![0]!.position
+    const applied = await this.steps.run(input.docId, () => {
+      if (state.revisionPosition !== revisionBefore) {
+        throw new QuireError('ABORTED', 'the document was edited while the write was being recorded', { reason: 'edited' })
       }
-      const journalPosition = journal.recorded[0]![0]!.position
-      const applied = await this.steps.run(input.docId, () => {
-        if (state.revisionPosition !== revisionBefore) {
-          throw new QuireError('ABORTED', 'the document was edited while the write was being recorded', { reason: 'edited' })
-        }
-        const aborted = stillWanted?.()
-        if (aborted) throw new QuireError('ABORTED', `the write was aborted while it was being recorded (${aborted})`, { reason: aborted })
-        return this.applyWrite(state, input, updates, hunks, content, base && rebased ? { base: base.base, rebased } : undefined, journalPosition)
-      })
-      if (input.writer) {
-        this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
-        if (applied.nextBase) this.tabBases.set(input.writer.tabId, { docId: state.docId, position: state.position, revisionPosition: state.revisionPosition, base: applied.nextBase, exact: false })
-        else this.noteTabBaseline(input.writer.tabId, state)
-      }
-      const landed = await this.settle(applied.durable, input.docId, 'applying')
-      if (landed === 'failed') throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not write the change; nothing was changed')
-      return { revision: state.revision, changed: true, durable: landed === 'durable' }
+      const aborted = stillWanted?.()
+      if (aborted) throw new QuireError('ABORTED', `the write was aborted while it was being recorded (${aborted})`, { reason: aborted })
+      return this.applyWrite(state, input, updates, hunks, content, base && rebased ? { base: base.base, rebased } : undefined, journalPosition)
     })
+    if (input.writer) {
+      this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
+      if (applied.nextBase) this.tabBases.set(input.writer.tabId, { docId: state.docId, position: state.position, revisionPosition: state.revisionPosition, base: applied.nextBase, exact: false })
+      else this.noteTabBaseline(input.writer.tabId, state)
+    }
+    const landed = await this.settle(applied.durable, input.docId, 'applying')
+    if (landed === 'failed') throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not write the change; nothing was changed')
+    return { revision: state.revision, changed: true, durable: landed === 'durable' }
   }
 
   /**
@@ -260,7 +265,7 @@ export class DocumentCommands {
       sides.text = true
       // Merged into others' edits, the text is not `content`: it is read back from the Y.Text when needed. The tab's
       // next write is an edit from what the assistant wrote, not from the merged text it has not read.
-      const nextBase = merge && mark ? baseAfterWrite(state.ydoc, merge.base, merge.rebased, mark, content) : undefined
+      const nextBase = merge && mark ? baseAfterWrite(state.ydoc, merge.base, merge.rebased, mark, content, () => state.snapshot()) : undefined
       if (!merge) state.primeContent(content)
       this.bridge(state, sides, events, changedText, journalPosition)
       return { ...(await this.commit(state, events, { applied: changedText })), nextBase }
@@ -275,7 +280,7 @@ export class DocumentCommands {
       docId: state.docId,
       position: state.position,
       revisionPosition: state.revisionPosition,
-      base: captureBase(state.ydoc, state.content),
+      base: captureBase(state.ydoc, state.content, state.snapshot()),
       exact: true,
     })
   }
@@ -484,7 +489,38 @@ export class DocumentCommands {
    * state evicted meanwhile is loaded again from the log).
    */
   private inStep<T>(docId: string, step: (state: DocumentState) => Promise<T> | T): Promise<T> {
-    return this.steps.run(docId, async () => step(await this.require(docId)))
+    return retryingConflicts(() => this.steps.run(docId, async () => step(await this.require(docId))), () => this.catchUp(docId))
+  }
+
+  /**
+   * Folds a `doc:` event another node appended to the shared log into the document, if this node holds it (one it
+   * does not hold reads the event from the log when it is loaded). In the document's step, so it never lands between
+   * a decision and its fold; this node's own events were folded as they were appended and are skipped, and a gap
+   * (events this state never saw) reads the rest from the log.
+   */
+  follow(event: RecordedEvent): Promise<void> {
+    if (!event.stream.startsWith(DOCUMENT_STREAM_PREFIX)) return Promise.resolve()
+    const docId = docIdOfStream(event.stream)
+    if (this.documents.resident(docId) === undefined) return Promise.resolve()
+    return this.steps.run(docId, async () => {
+      const state = await this.documents.resident(docId)
+      if (!state || event.streamVersion <= state.version) return
+      if (event.streamVersion === state.version + 1) state.apply(event)
+      else await this.readAhead(state)
+      this.documents.noteApplied(state)
+    })
+  }
+
+  /** After an append another node won: folds, in the document's step, what the log holds past this node's state. */
+  private catchUp(docId: string): Promise<void> {
+    return this.steps.run(docId, async () => {
+      const state = await this.documents.resident(docId)
+      if (state) await this.readAhead(state)
+    })
+  }
+
+  private async readAhead(state: DocumentState): Promise<void> {
+    for await (const event of this.store.readStream(documentStream(state.docId), { fromVersion: state.version + 1 })) state.apply(event)
   }
 
   private async require(docId: string): Promise<DocumentState> {

@@ -44,6 +44,16 @@ export class DocumentRepository {
     return this.states.get(docId)
   }
 
+  /**
+   * The state if it is in memory, or once it is if it is being loaded; undefined (without loading it) otherwise. For
+   * folding another node's event into what this node holds: a document nobody loaded reads the event from the log
+   * when it is loaded.
+   */
+  resident(docId: string): Promise<DocumentState | undefined> | undefined {
+    const state = this.states.get(docId)
+    return state ? Promise.resolve(state) : this.loading.get(docId)
+  }
+
   /** Registers the state of a document just created by a command. */
   adopt(state: DocumentState): void {
     this.states.set(state.docId, state)

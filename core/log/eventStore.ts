@@ -729,7 +729,8 @@ async function leftoversAfter(db: Database, durable: number): Promise<{ type: 'd
   return deletions
 }
 
-async function readOwnerPid(directory: string): Promise<number | undefined> {
+/** The pid the process holding `directory` wrote there, if it did. */
+export async function readOwnerPid(directory: string): Promise<number | undefined> {
   try {
     const pid = Number.parseInt(await readFile(join(directory, 'owner.pid'), 'utf8'), 10)
     return Number.isSafeInteger(pid) ? pid : undefined

@@ -1,6 +1,7 @@
 import type { EventInput, EventLog, RecordedEvent } from '../log/eventLog.js'
 import { appendFolded, type FoldingAppend } from './append.js'
 import { KeyedSteps } from './steps.js'
+import { retryingConflicts } from './conflicts.js'
 
 /**
  * What a decision on a small stream appends: its own events, and the appends of other streams that must land with
@@ -57,12 +58,15 @@ export class FoldedStream<State> {
    * once durable, with the state after.
    */
   async handle(log: EventLog, decide: (state: State) => Decision | readonly EventInput[]): Promise<State> {
-    const durable = await this.steps.run(this.stream, async () => {
-      const decision = decide(this.current)
-      const { events, alongside = [] } = isDecision(decision) ? decision : { events: decision }
-      if (events.length === 0) return undefined
-      return (await appendFolded(log, [this.own(events), ...alongside])).durable
-    })
+    const durable = await this.steps.run(this.stream, () =>
+      retryingConflicts(async () => {
+        const decision = decide(this.current)
+        const { events, alongside = [] } = isDecision(decision) ? decision : { events: decision }
+        if (events.length === 0) return undefined
+        return (await appendFolded(log, [this.own(events), ...alongside])).durable
+        // Another node appended first: decide again on the state with its events (the decision is pure).
+      }, () => this.reload(log)),
+    )
     try {
       await durable
     } catch (error) {
@@ -77,6 +81,26 @@ export class FoldedStream<State> {
   /** This stream's share of an append another stream's owner makes atomically (e.g. an approval's consumption). */
   own(events: readonly EventInput[]): FoldingAppend {
     return { stream: this.stream, events, expectedVersion: this.version, fold: (recorded) => this.apply(recorded) }
+  }
+
+  /**
+   * Folds an event of this stream that another node appended (the shared log's subscription delivers every durable
+   * event, this node's own too: those were folded as they were appended and are skipped). In the stream's step, so
+   * it never lands between a decision and its fold; a gap means events this state missed, so it reloads.
+   */
+  follow(log: EventLog, event: RecordedEvent): Promise<void> {
+    if (event.stream !== this.stream) return Promise.resolve()
+    return this.steps.run(this.stream, async () => {
+      if (event.streamVersion <= this.version) return
+      if (event.streamVersion === this.version + 1) this.apply([event])
+      else await this.reload(log)
+    })
+  }
+
+  /** Loads the state from the log again and tells the listeners. */
+  private async reload(log: EventLog): Promise<void> {
+    await this.load(log)
+    for (const listener of this.listeners) listener(this.current)
   }
 
   /** Folds recorded events of this stream (others are ignored) and tells the listeners. */

@@ -1,3 +1,4 @@
+import type { EventStore } from '../../core/log/eventStore.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { openEngine } from '../../core/engine.js'
@@ -13,7 +14,7 @@ describe('flush under sustained appends', () => {
     let stop = false
     const loops = Array.from({ length: 8 }, async (_, index) => {
       while (!stop) {
-        await engine.store.appendToStream(`load-${index}`, [
+        await (engine.store as EventStore).appendToStream(`load-${index}`, [
           { type: 'document.changed', data: { update: new Uint8Array([0, 0]) }, actor: { kind: 'user' } },
         ])
       }

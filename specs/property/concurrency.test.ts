@@ -1,3 +1,4 @@
+import type { EventStore } from '../../core/log/eventStore.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { openEngine } from '../../core/engine.js'
@@ -28,13 +29,13 @@ describe('(d) concurrent appenders with expected versions never both win', () =>
           let engine = await openEngine(home)
           try {
             const stream = 'race:s'
-            for (let i = 0; i < existing; i++) await engine.store.appendToStream(stream, [event(-1)])
+            for (let i = 0; i < existing; i++) await (engine.store as EventStore).appendToStream(stream, [event(-1)])
             if (restart) {
               // A cold head: every racer has to load it from disk first.
               await engine.close()
               engine = await openEngine(home)
             }
-            const store = engine.store
+            const store = engine.store as EventStore
             const results = await Promise.allSettled(
               Array.from({ length: appenders }, (_, n) =>
                 store.appendToStream(stream, Array.from({ length: sizes[n]! }, () => event(n)), { expectedStreamVersion: existing }),

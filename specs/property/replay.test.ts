@@ -1,3 +1,4 @@
+import type { EventStore } from '../../core/log/eventStore.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
@@ -155,7 +156,7 @@ async function run(steps: Step[], snapshotEvery: number): Promise<void> {
           break
         }
         case 'append': {
-          await engine.store.appendToStream(
+          await (engine.store as EventStore).appendToStream(
             `misc:${current.stream}`,
             Array.from({ length: current.count }, (_, i) => ({
               type: 'journal.recorded', actor: { kind: 'system' } as const, data: { operation: 'write' as const, text: `n${i}`, baseRevision: 'rev-1' },

@@ -1,3 +1,4 @@
+import type { EventStore } from '../../core/log/eventStore.js'
 /**
  * Child process for specs/crash/kill.test.ts: opens the data directory given as argv[2] and appends as fast as it
  * can until it is killed. Config (JSON, argv[3]): `{ rawLoops, docLoops, docs }`, where `docs[k]` is the id of the
@@ -77,7 +78,7 @@ try {
     let version = (await engine.store.streamHead(stream)).version
     for (;;) {
       const payloads = Array.from({ length: randomInt(1, 6) }, randomPayload)
-      const result = await engine.store.appendToStream(
+      const result = await (engine.store as EventStore).appendToStream(
         stream,
         payloads.map((update) => ({ type: 'document.changed', data: { update }, actor: RAW_ACTOR })),
         { expectedStreamVersion: version },

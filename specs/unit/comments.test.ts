@@ -1,3 +1,4 @@
+import type { EventStore } from '../../core/log/eventStore.js'
 /**
  * Review threads in the core (core/comments, projections/comments): anchors that follow edits, the fold surviving a
  * restart (withdrawn changes included), the person's commands, and the page cutter's edge cases.
@@ -62,8 +63,8 @@ describe('comments in the core', () => {
       await comments.markAddressed(docId, comment, replied.commentGen, AI)
       // A withdrawn reply, written the way a refused one is: the event, then its withdrawal.
       const stream = `comments:${docId}`
-      const late = engine.store.enqueue(stream, [{ type: 'comment.replied', actor: AI, data: { commentId: comment, replyId: 'r-00000000aa', body: 'refused' } }])
-      const withdrawal = engine.store.enqueue(stream, [{ type: 'comment.withdrawn', actor: AI, data: { streamVersion: late.events[0]!.streamVersion } }])
+      const late = (engine.store as EventStore).enqueue(stream, [{ type: 'comment.replied', actor: AI, data: { commentId: comment, replyId: 'r-00000000aa', body: 'refused' } }])
+      const withdrawal = (engine.store as EventStore).enqueue(stream, [{ type: 'comment.withdrawn', actor: AI, data: { streamVersion: late.events[0]!.streamVersion } }])
       engine.views.comments.apply(withdrawal.events)
       await withdrawal.durable
       return { docId, comment }

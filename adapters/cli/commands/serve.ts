@@ -5,15 +5,24 @@ import { openWorkspaceAsPerson } from '../../../core/workspace/commands.js'
 import { startHttpServer } from '../../http/daemon.js'
 import { removeStaleTempsIn } from '../../fs/staleTemps.js'
 import { openQuire } from '../../host/quire.js'
+import { sharedStore, StoreNameError, type SharedStore } from '../../host/sharedStore.js'
 import { listenForServe } from '../previousPort.js'
 import { UsageError } from '../usage.js'
 
 /** `quire serve`: the daemon. Owns the data directory and serves MCP over HTTP on 127.0.0.1 until stopped. */
-export async function serveCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
-  const { values } = parseArgs({ args, options: { port: { type: 'string' }, workspace: { type: 'string', multiple: true } } })
+export async function serveCommand(home: string, args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { values } = parseArgs({ args, options: { port: { type: 'string' }, workspace: { type: 'string', multiple: true }, store: { type: 'string' } } })
   const port = values.port === undefined ? undefined : Number(values.port)
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port takes a port number, not ${values.port}`)
-  const quire = await openQuire(home)
+  const storeName = values.store ?? (env.QUIRE_STORE || undefined)
+  let store: SharedStore | undefined
+  try {
+    store = storeName === undefined ? undefined : sharedStore(storeName)
+  } catch (error) {
+    if (error instanceof StoreNameError) throw new UsageError(error.message)
+    throw error
+  }
+  const quire = await openQuire(home, store ? { store: storeName } : {})
   try {
     for (const folder of values.workspace ?? []) {
       await openWorkspaceAsPerson(quire.services.engine.store, quire.services.engine.views.workspace, resolve(folder), USER)
@@ -24,6 +33,7 @@ export async function serveCommand(home: string, args: string[], out: (line: str
     await removeStaleTempsIn(paths.map((path) => dirname(path)))
     const http = await listenForServe(home, port, (chosen) => startHttpServer(quire.services, { port: chosen }))
     out(`quire serving ${home} on ${http.url} (MCP at ${http.url}/mcp); the port file holds the access token`)
+    if (store) out(`log: ${store.shown}, shared with every node serving from it`)
     // A one-time link: the token itself is never printed (it would stay in scrollback and service logs).
     out(`console: ${http.consoleLink}`)
     await new Promise<void>((resolve) => {

@@ -1,0 +1,37 @@
+import type { EventLog } from '../../core/log/eventLog.js'
+import type { EventRegistry } from '../../core/events/schema.js'
+import { PostgresEventLog } from '../postgres/postgresEventLog.js'
+
+/** Where the log lives, as `--store` or QUIRE_STORE name it: a PostgreSQL connection string, optionally `?schema=`. */
+export interface SharedStore {
+  /** The connection string without Quire's own `schema` parameter, safe to show (no password). */
+  readonly shown: string
+  readonly open: (registry: EventRegistry) => Promise<EventLog>
+}
+
+/** Thrown for a `--store` that names no store Quire can use. */
+export class StoreNameError extends Error {}
+
+/**
+ * Reads a `--store` value: `postgres://` or `postgresql://` URLs (libpq's form, as `psql` takes them; a unix socket
+ * as `?host=/path`). The log's tables are in the `quire` schema unless `schema=` says otherwise, so several
+ * clusters of nodes can share one database.
+ */
+export function sharedStore(value: string): SharedStore {
+  const scheme = /^(postgres|postgresql):\/\//.exec(value)
+  if (!scheme) {
+    throw new StoreNameError(`--store takes a postgres:// URL (the embedded log needs none), not ${JSON.stringify(value)}`)
+  }
+  const query = value.indexOf('?')
+  const params = new URLSearchParams(query === -1 ? '' : value.slice(query + 1))
+  const schema = params.get('schema') ?? undefined
+  params.delete('schema')
+  const rest = params.toString()
+  const connectionString = (query === -1 ? value : value.slice(0, query)) + (rest === '' ? '' : `?${rest}`)
+  // user:password@ — the password never reaches a terminal or a log line.
+  const shown = connectionString.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/, '$1:***@')
+  return {
+    shown: shown + (schema === undefined ? '' : ` (schema ${schema})`),
+    open: (registry) => PostgresEventLog.open(connectionString, { registry, ...(schema === undefined ? {} : { schema }) }),
+  }
+}
