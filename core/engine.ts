@@ -20,6 +20,7 @@ import { WorkflowRecordingCommands } from './browser/workflow/recordCommands.js'
 import { WORKFLOW_RECORDINGS_STREAM } from './browser/workflow/recordEvents.js'
 import { evolveRecordings, initialRecordings, type RecordingsState } from './browser/workflow/recordState.js'
 import { DocumentCommands } from './documents/commands.js'
+import type { CrossNodeTurns } from './documents/turns.js'
 import { EditHooks } from './documents/editHooks.js'
 import { EditorGuards } from './edits/editorGuards.js'
 import { RewriteCommands } from './edits/rewrites.js'
@@ -57,6 +58,8 @@ export interface EngineOptions extends Partial<Omit<EventStoreOptions, 'registry
    * directory for this node.
    */
   readonly openLog?: (registry: EventRegistry) => Promise<EventLog>
+  /** With `openLog`: each document's write turn held among the nodes sharing the log. */
+  readonly crossNodeTurns?: CrossNodeTurns
 }
 
 /** The write models of the small streams, kept in memory for the life of the engine and decided from. */
@@ -205,7 +208,7 @@ function wire(
   now: () => number,
   options: EngineOptions,
 ): Commands {
-  const documentCommands = new DocumentCommands(store, documents, options.journalDeadlineMs)
+  const documentCommands = new DocumentCommands(store, documents, options.journalDeadlineMs, options.crossNodeTurns)
   const comments = new CommentCommands(store, views.comments, documents, documentCommands.turns, options.journalDeadlineMs)
   const approvals = new ApprovalCommands(store, views.approvals, now)
   const editors = new EditorGuards(presence, views.workspace)

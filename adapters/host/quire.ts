@@ -33,10 +33,12 @@ export async function openQuire(home: string, options: QuireOptions = {}): Promi
   const fileSystem = options.fileSystem ?? createFileSystem(home, (path, sha256) => diskSync?.watcher.expectWrite(path, sha256))
   const store = options.store === undefined ? undefined : sharedStore(options.store)
   const held = store ? await holdNodeHome(home) : undefined
+  const turns = store?.turns()
   let engine: Engine
   try {
-    engine = await openEngine(home, { ...options, fileSystem, ...(store ? { openLog: store.open } : {}) })
+    engine = await openEngine(home, { ...options, fileSystem, ...(store && turns ? { openLog: store.open, crossNodeTurns: turns } : {}) })
   } catch (error) {
+    await turns?.close()
     await held?.release()
     throw error
   }
@@ -53,6 +55,7 @@ export async function openQuire(home: string, options: QuireOptions = {}): Promi
       try {
         await engine.close()
       } finally {
+        await turns?.close()
         await held?.release()
       }
     },

@@ -1,12 +1,18 @@
 import type { EventLog } from '../../core/log/eventLog.js'
 import type { EventRegistry } from '../../core/events/schema.js'
+import { AdvisoryTurns } from '../postgres/advisoryTurns.js'
 import { PostgresEventLog } from '../postgres/postgresEventLog.js'
+
+/** PostgresEventLog's own default. */
+const DEFAULT_SCHEMA = 'quire'
 
 /** Where the log lives, as `--store` or QUIRE_STORE name it: a PostgreSQL connection string, optionally `?schema=`. */
 export interface SharedStore {
   /** The connection string without Quire's own `schema` parameter, safe to show (no password). */
   readonly shown: string
   readonly open: (registry: EventRegistry) => Promise<EventLog>
+  /** Each document's write turn held among the nodes (a connection of its own, opened on first use). */
+  readonly turns: () => AdvisoryTurns
 }
 
 /** Thrown for a `--store` that names no store Quire can use. */
@@ -33,5 +39,6 @@ export function sharedStore(value: string): SharedStore {
   return {
     shown: shown + (schema === undefined ? '' : ` (schema ${schema})`),
     open: (registry) => PostgresEventLog.open(connectionString, { registry, ...(schema === undefined ? {} : { schema }) }),
+    turns: () => new AdvisoryTurns(connectionString, schema ?? DEFAULT_SCHEMA),
   }
 }

@@ -17,7 +17,7 @@ import { DOCUMENT_STREAM_PREFIX, docIdOfStream, documentStream, type DocumentKin
 import { positionOfRevision, revisionToken } from './revision.js'
 import { baseAfterWrite, captureBase, markBeforeWrite, rebaseWrite, type DocumentBase, type RebasedWrite } from './rebase.js'
 import { textHunks, type Hunk } from './textDiff.js'
-import { DocumentTurns } from './turns.js'
+import { DocumentTurns, type CrossNodeTurns } from './turns.js'
 import { mirrorIsAttached, syncMirrorFromSource, syncSourceFromMirror } from './bridge.js'
 
 export interface CreateDocumentInput {
@@ -119,7 +119,7 @@ interface TabBase {
  * are single synchronous decide-append-fold steps, so they are atomic with respect to every other command.
  */
 export class DocumentCommands {
-  readonly turns = new DocumentTurns()
+  readonly turns: DocumentTurns
   /** Each document's decide-apply-append-fold step: one at a time per document, never across a journal wait. */
   private readonly steps = new KeyedSteps()
   /** Documents with a journal entry or a change still on its way to disk after its write answered. */
@@ -134,7 +134,11 @@ export class DocumentCommands {
     private readonly documents: DocumentRepository,
     /** How long a write waits for the log before answering JOURNAL_UNAVAILABLE or `durable: false`. */
     private readonly journalDeadlineMs = 2_000,
-  ) {}
+    /** On a log several nodes share: each document's write turn held among them. */
+    crossNodeTurns?: CrossNodeTurns,
+  ) {
+    this.turns = new DocumentTurns(undefined, crossNodeTurns)
+  }
 
   async create(input: CreateDocumentInput): Promise<{ docId: string; revision: string }> {
     const content = normalizeLineEndings(input.content)

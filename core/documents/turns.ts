@@ -2,16 +2,34 @@ import { settlesWithin } from '../deadline.js'
 import { QuireError } from '../errors.js'
 
 /**
+ * A document's write turn held across the nodes that share a log (a PostgreSQL advisory lock, say). Correctness does
+ * not rest on it (an append another node won is refused by its expected version and decided again); it gives the
+ * turn's meaning to every node, so WRITE_BUSY and JOURNAL_BUSY say across nodes what they say on one.
+ */
+export interface CrossNodeTurns {
+  /**
+   * Takes `docId`'s turn among the nodes, waiting at most `waitMs`; resolves with the release, or undefined when
+   * another node held it all that time. Rejects when the nodes cannot be asked (the database is unreachable).
+   */
+  take(docId: string, waitMs: number): Promise<(() => Promise<void>) | undefined>
+}
+
+/**
  * The write-class queue of each document (CONC.4): write, transform, apply_patch, selection.set, comment replies and
  * review marks run one at a time per document. A caller that cannot get its turn within `waitMs` gets WRITE_BUSY and
- * never runs. An idle document's turn is taken at once, without a timer.
+ * never runs. An idle document's turn is taken at once, without a timer. With `crossNode`, the turn is also taken
+ * among the nodes, within the same wait.
  */
 export class DocumentTurns {
   private readonly tails = new Map<string, Promise<void>>()
 
-  constructor(private readonly waitMs = 3_000) {}
+  constructor(
+    private readonly waitMs = 3_000,
+    private readonly crossNode?: CrossNodeTurns,
+  ) {}
 
   async run<T>(docId: string, work: () => Promise<T>): Promise<T> {
+    const started = Date.now()
     const previous = this.tails.get(docId)
     let release!: () => void
     const mine = new Promise<void>((resolve) => (release = resolve))
@@ -21,14 +39,32 @@ export class DocumentTurns {
       // Pass the turn on as soon as it would have been ours, without running.
       void previous.then(release)
       this.forget(docId, tail)
-      throw new QuireError('WRITE_BUSY', `WRITE_BUSY: another write to this document held it for ${this.waitMs} ms`)
+      throw busy(this.waitMs)
     }
     try {
-      return await work()
+      if (!this.crossNode) return await work()
+      const releaseAcrossNodes = await this.takeAcrossNodes(docId, Math.max(0, this.waitMs - (Date.now() - started)))
+      try {
+        return await work()
+      } finally {
+        // A release the database no longer takes is moot: a lost connection has dropped the lock with it.
+        await releaseAcrossNodes().catch(() => {})
+      }
     } finally {
       release()
       this.forget(docId, tail)
     }
+  }
+
+  private async takeAcrossNodes(docId: string, waitMs: number): Promise<() => Promise<void>> {
+    let taken: (() => Promise<void>) | undefined
+    try {
+      taken = await this.crossNode!.take(docId, waitMs)
+    } catch (error) {
+      throw new QuireError('JOURNAL_UNAVAILABLE', `the nodes' shared log cannot be reached, so nothing was changed: ${(error as Error).message}`)
+    }
+    if (!taken) throw busy(this.waitMs, ' on another node')
+    return taken
   }
 
   private forget(docId: string, tail: Promise<void>): void {
@@ -36,4 +72,8 @@ export class DocumentTurns {
       if (this.tails.get(docId) === tail) this.tails.delete(docId)
     })
   }
+}
+
+function busy(waitMs: number, where = ''): QuireError {
+  return new QuireError('WRITE_BUSY', `WRITE_BUSY: another write to this document held it for ${waitMs} ms${where}`)
 }
