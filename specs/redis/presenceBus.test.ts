@@ -8,6 +8,7 @@ import { encodeAwarenessEntries } from '../../adapters/collab/protocol.js'
 import { startHttpServer, type HttpServer } from '../../adapters/http/daemon.js'
 import { openQuire, type Quire } from '../../adapters/host/quire.js'
 import { PresenceBus, type PresenceBusStatus } from '../../adapters/redis/presenceBus.js'
+import { presenceStatusLine } from '../../adapters/redis/presenceStatusLine.js'
 import { tempDir } from '../support/mcpHarness.js'
 import { peer, until, type Peer } from '../support/collabPeers.js'
 import { startTestRedis, type TestRedis } from '../support/redisServer.js'
@@ -268,5 +269,14 @@ describe('Redis going away', () => {
     await redis.restart()
     await bus.connected(20_000)
     expect(bus.status.state).toBe('connected')
+  })
+})
+
+describe('the status line quire serve prints', () => {
+  it('says presence is degraded, why, and that documents are unaffected; and when it is shared again', () => {
+    const since = Date.UTC(2026, 11, 1, 18, 30)
+    expect(presenceStatusLine({ node: 'n1', state: 'degraded', since, reason: "Redis at redis://redis:6379 is unreachable (publishing and subscribing: connect ECONNREFUSED); presence is this node's only", nodes: 0 }))
+      .toBe("presence: degraded since 2026-12-01T18:30:00.000Z: Redis at redis://redis:6379 is unreachable (publishing and subscribing: connect ECONNREFUSED); presence is this node's only; documents are unaffected, and it reconnects by itself")
+    expect(presenceStatusLine({ node: 'n1', state: 'connected', since, nodes: 2 })).toBe('presence: node n1 shares presence and awareness with the other nodes through Redis (since 2026-12-01T18:30:00.000Z)')
   })
 })
