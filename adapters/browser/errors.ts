@@ -36,6 +36,8 @@ export type BrowserErrorCode =
   /** The session store's key is missing, unsafe (readable by others) or unreachable (the OS keyring). */
   | 'SESSION_KEY_UNAVAILABLE'
   /** A named profile that still has tabs open cannot be deleted. */
+  /** The tab's page is not (or no longer) of the origin a session belongs to (BR.SESSION_LOAD.2). */
+  | 'ORIGIN_MISMATCH'
   | 'PROFILE_IN_USE'
   | 'PROFILE_NOT_FOUND'
 

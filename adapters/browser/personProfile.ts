@@ -21,6 +21,8 @@ export interface PersonProfileOptions {
   readonly prepare: (context: BrowserContext) => void
   /** The profile's browser went away without being asked to (a crash, a kill). */
   readonly onCrash: () => void
+  /** What the profile is called in errors (default: the person's browser profile). */
+  readonly label?: string
 }
 
 export class PersonProfile {
@@ -53,7 +55,7 @@ export class PersonProfile {
       },
       (error: Error) => {
         this.#context = undefined
-        throw new BrowserError('BROWSER_UNAVAILABLE', `the person's browser profile did not start: ${error.message.split('\n', 1)[0]}`)
+        throw new BrowserError('BROWSER_UNAVAILABLE', `${this.#options.label ?? "the person's browser profile"} did not start: ${error.message.split('\n', 1)[0]}`)
       },
     )
     this.#context = launching

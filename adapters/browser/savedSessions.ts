@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { savedNameProblem } from '../../core/browser/savedNames.js'
 import { BrowserError } from './errors.js'
-import { KeyFile, type KeySource, type KeySourceKind } from './sessionKeys.js'
+import { findSecretTool, KeyFile, SecretToolKeyring, type KeySource, type KeySourceKind } from './sessionKeys.js'
 
 /**
  * The saved browser sessions of one data directory (`browser.session_save` / `session_load`), encrypted at rest with
@@ -86,8 +86,8 @@ export interface SavedSessionsOptions {
   readonly dir: string
   /** The key file used when there is no keyring (default `<dir>/session.key`). */
   readonly keyFile?: string
-  /** The OS keyring, when one is present; null for none. */
-  readonly keyring?: KeySource | null
+  /** The OS keyring; null for none; `detect` (the default): `secret-tool` if it is on PATH. */
+  readonly keyring?: KeySource | null | 'detect'
   readonly now?: () => number
 }
 
@@ -105,14 +105,23 @@ function checkName(name: string): void {
 export class SavedSessions {
   readonly #dir: string
   readonly #file: KeyFile
-  readonly #keyring: KeySource | null
+  readonly #keyringOption: KeySource | null | 'detect'
+  #keyringFound: Promise<KeySource | null> | undefined
   readonly #now: () => number
 
   constructor(options: SavedSessionsOptions) {
     this.#dir = options.dir
     this.#file = new KeyFile(options.keyFile ?? join(options.dir, 'session.key'))
-    this.#keyring = options.keyring ?? null
+    this.#keyringOption = options.keyring ?? 'detect'
     this.#now = options.now ?? Date.now
+  }
+
+  /** The keyring, looked for once (on the first save or load that needs a key). */
+  #keyring(): Promise<KeySource | null> {
+    const option = this.#keyringOption
+    if (option !== 'detect') return Promise.resolve(option)
+    this.#keyringFound ??= findSecretTool().then((tool) => (tool === null ? null : new SecretToolKeyring(tool, this.#dir)))
+    return this.#keyringFound
   }
 
   #path(name: string): string {
@@ -126,15 +135,17 @@ export class SavedSessions {
   async #keyForSave(): Promise<{ kind: KeySourceKind; key: Buffer }> {
     const fromFile = await this.#file.read()
     if (fromFile) return { kind: 'file', key: fromFile }
-    if (this.#keyring) {
-      const fromKeyring = await this.#keyring.readOrCreate().catch(() => null)
+    const keyring = await this.#keyring()
+    if (keyring) {
+      // A keyring that does not answer (locked, no session bus) leaves the store to its key file.
+      const fromKeyring = await keyring.readOrCreate().catch(() => null)
       if (fromKeyring) return { kind: 'keyring', key: fromKeyring }
     }
     return { kind: 'file', key: await this.#file.readOrCreate() }
   }
 
   async #keyFor(kind: KeySourceKind, name: string): Promise<Buffer> {
-    const source = kind === 'file' ? this.#file : this.#keyring
+    const source = kind === 'file' ? this.#file : await this.#keyring()
     if (!source) throw new BrowserError('SESSION_KEY_UNAVAILABLE', `session "${name}" was saved with a key in the OS keyring, and no keyring (secret-tool) is available now`)
     const key = await source.read()
     if (!key) throw new BrowserError('SESSION_KEY_UNAVAILABLE', `the key session "${name}" was saved with is gone (${kind === 'file' ? 'the key file was removed' : 'the keyring entry was removed'}); the session cannot be read`)

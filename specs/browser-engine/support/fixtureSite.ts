@@ -7,7 +7,9 @@ import { REPO_ROOT } from '../../support/mcpHarness.js'
 /**
  * The fixture web site (specs/fixtures/site) on loopback, for the browser engine's tests. Besides the static pages:
  * `/many?n=N` (N buttons, for the caps), `/cookie/set?v=V` and `/cookie/show` (a cookie written and shown back, to tell
- * cookie stores apart), `/slow.html?hold=NAME` (a page that loads once released), `/huge` (an article past the extract cap), static pages in folders and with `?status=N` (served with that HTTP status), and `/hold/NAME`, a response held until the test calls `release(NAME)`, so
+ * cookie stores apart), `/session/login?sid=S&tok=T&pref=P` and `/session/whoami` (a sign-in that sets an HttpOnly cookie,
+ * a page cookie and a localStorage token; a page saying whether this browser is signed in, with a digest of its token),
+ * `/slow.html?hold=NAME` (a page that loads once released), `/huge` (an article past the extract cap), static pages in folders and with `?status=N` (served with that HTTP status), and `/hold/NAME`, a response held until the test calls `release(NAME)`, so
  * that a test decides exactly when a page finishes loading or changes — no timing guesses.
  */
 export interface FixtureSite {
@@ -30,6 +32,8 @@ export async function serveFixtureSite(): Promise<FixtureSite> {
     else held.set(name, [...(held.get(name) ?? []), finish])
   }
   const released = new Set<string>()
+  // The session ids `/session/login` handed out: `/session/whoami` knows a signed-in browser by them.
+  const issuedSessions = new Set<string>()
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fixture')
     const hold = /^\/hold\/([\w-]+)$/.exec(url.pathname)
@@ -58,6 +62,34 @@ export async function serveFixtureSite(): Promise<FixtureSite> {
       const who = /(?:^|;\s*)who=([^;]*)/.exec(request.headers.cookie ?? '')?.[1]
       response.setHeader('content-type', 'text/html; charset=utf-8')
       return void response.end(`<!doctype html><title>Cookie</title><h1>cookie: ${who === undefined ? 'none' : decodeURIComponent(who)}</h1>`)
+    }
+    if (url.pathname === '/session/login') {
+      // A sign-in that leaves what a real one does: an HttpOnly session cookie (only the server can set it), a cookie
+      // of the page's own, and a token in localStorage. The values come in the query, which no answer or log keeps.
+      const sid = url.searchParams.get('sid') ?? ''
+      issuedSessions.add(sid)
+      response.setHeader('set-cookie', [`sid=${encodeURIComponent(sid)}; HttpOnly; Path=/; Max-Age=3600`, 'seen=1; Path=/session'])
+      response.setHeader('content-type', 'text/html; charset=utf-8')
+      return void response.end(`<!doctype html><title>Signed in</title><h1>Signed in</h1><script>
+        const query = new URLSearchParams(location.search)
+        localStorage.setItem('token', query.get('tok') ?? '')
+        document.cookie = 'pref=' + encodeURIComponent(query.get('pref') ?? '') + '; Path=/; Max-Age=3600'
+        document.title = 'Signed in, stored'
+      </script>`)
+    }
+    if (url.pathname === '/session/whoami') {
+      // Whether this browser holds a session the server issued, and a digest of the page's token: never a value.
+      const sid = /(?:^|;\s*)sid=([^;]*)/.exec(request.headers.cookie ?? '')?.[1]
+      const signedIn = sid !== undefined && issuedSessions.has(decodeURIComponent(sid))
+      response.setHeader('content-type', 'text/html; charset=utf-8')
+      return void response.end(`<!doctype html><title>Who am I</title><h1>${signedIn ? 'signed in' : 'signed out'}</h1><p id="token">token: reading</p><script>
+        const token = localStorage.getItem('token')
+        const shown = document.getElementById('token')
+        if (token === null) shown.textContent = 'token: none'
+        else crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)).then((digest) => {
+          shown.textContent = 'token: ' + [...new Uint8Array(digest)].slice(0, 8).map((byte) => byte.toString(16).padStart(2, '0')).join('')
+        })
+      </script>`)
     }
     if (url.pathname === '/slow.html') {
       // The page itself loads only once the test releases it.
