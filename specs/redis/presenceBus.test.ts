@@ -154,7 +154,8 @@ describe('presence and awareness across nodes through Redis', () => {
     const b = await startNode('node-b', { heartbeatMs: 100, nodeTimeoutMs: 400 })
     await b.bus.connected()
     const registry = new PresenceRegistry()
-    const c = new PresenceBus({ redis: redis.url, presence: registry, nodeId: 'node-c' })
+    // Never drops a node for silence within this test: only B's goodbye can take B's editors away.
+    const c = new PresenceBus({ redis: redis.url, presence: registry, nodeId: 'node-c', nodeTimeoutMs: 600_000 })
     buses.push(c)
     await c.connected()
     const onB = join(b)
@@ -170,12 +171,15 @@ describe('presence and awareness across nodes through Redis', () => {
       const update = encodeAwarenessEntries([{ clientId: 4242, clock: 1, state: { [PRESENCE_FIELD]: editor() }, json: JSON.stringify({ [PRESENCE_FIELD]: editor() }) }])
       const state = { v: 1, node: 'node-ghost', kind: 'state', ask: false, rooms: [{ docId, update: Buffer.from(update).toString('base64'), owners: { 4242: 'person-1' } }] }
       const quiet = new PresenceRegistry()
-      const watcher = new PresenceBus({ redis: redis.url, presence: quiet, nodeId: 'node-d', heartbeatMs: 100, nodeTimeoutMs: 400 })
+      // The watcher's clock stands still until the test moves it: the ghost cannot go quiet before it was seen.
+      let clock = Date.now()
+      const watcher = new PresenceBus({ redis: redis.url, presence: quiet, nodeId: 'node-d', heartbeatMs: 50, nodeTimeoutMs: 1_000, now: () => clock })
       buses.push(watcher)
       await watcher.connected()
       await ghost.publish('quire:presence', JSON.stringify(state))
       await until("D to see the ghost's editor", () => quiet.forDocument(docId).some((seen) => seen.connection === 'node-ghost/person-1'))
       expect(watcher.status.nodes).toBeGreaterThanOrEqual(1)
+      clock += 1_001
       await until("D to drop the quiet ghost's editor", () => quiet.forDocument(docId).length === 0)
     } finally {
       ghost.disconnect()
