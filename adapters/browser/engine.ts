@@ -15,6 +15,9 @@ import { BUILTIN_SITE_READERS } from './wikipediaReader.js'
 import type { ConsoleEntry } from './consoleRing.js'
 import { dispatchPersonInput, startScreencast } from './liveView.js'
 import { PersonProfile } from './personProfile.js'
+import { NamedProfiles, type NamedProfileEntry } from './namedProfiles.js'
+import { captureSession, restoreSession } from './sessionSnapshot.js'
+import type { SessionSnapshot } from './savedSessions.js'
 import type { AutomationMode, PersonInput, PersonTabEntry, ScreencastFrame } from './personSide.js'
 import type { BrowserPosture } from '../../core/settings/events.js'
 
@@ -59,6 +62,8 @@ export interface EngineOptions {
    * use it (BR.GEN.11). Without it neither can be opened.
    */
   readonly profileDir?: string
+  /** The folder of the named profiles (`open {profile}`, namedProfiles.ts). Without it none can be opened. */
+  readonly profilesDir?: string
 }
 
 export type TabCloseReason = 'closed' | 'closed-by-page' | 'crashed' | 'browser-crashed' | 'idle' | 'engine-stopped'
@@ -157,6 +162,8 @@ interface Tab {
   frontedAt: number
   readonly page: Page
   readonly session: PageSession
+  /** The named profile the tab was opened in (an AI tab of the Sandbox posture in that profile's cookie store). */
+  readonly profile?: string
   generation: number
   tickets: Ticket[]
   closing: boolean
@@ -210,7 +217,10 @@ export class BrowserEngine {
   #busy = 0
   #stopping = false
   readonly #startingOpens = new Map<string, number>()
+  /** Opens still starting in each named profile: a profile is not deleted under them. */
+  readonly #startingProfileOpens = new Map<string, number>()
   #profile: PersonProfile | undefined
+  #named: NamedProfiles | undefined
   #fronts = 0
   /** The one human tab a call may reach, set only by `attached` for the calls made inside it. */
   readonly #attachment = new AsyncLocalStorage<{ readonly principal: string; readonly tabId: string }>()
@@ -237,7 +247,7 @@ export class BrowserEngine {
   #touch(): void {
     if (this.#idleTimer) clearTimeout(this.#idleTimer)
     this.#idleTimer = undefined
-    if (this.#busy > 0 || (!this.#browser && !this.#profile?.running)) return
+    if (this.#busy > 0 || (!this.#browser && !this.#profile?.running && !this.#named?.running)) return
     this.#idleTimer = setTimeout(() => void this.#shutdown('idle'), this.#options.idleMs ?? 10 * 60_000)
     this.#idleTimer.unref()
   }
@@ -289,7 +299,8 @@ export class BrowserEngine {
       this.#browser = undefined
       this.#contexts.clear()
     }
-    const tabs = [...this.#tabs.values()].filter((tab) => which === 'all' || (which === 'sandbox') === (tab.automationMode === 'ai-sandbox'))
+    // A named profile's tabs go with their own Chromium only (#namedProfiles' onCrash), or with everything.
+    const tabs = [...this.#tabs.values()].filter((tab) => which === 'all' || (tab.profile === undefined && (which === 'sandbox') === (tab.automationMode === 'ai-sandbox')))
     for (const tab of tabs) this.#tabs.delete(tab.id)
     for (const tab of tabs) {
       for (const ticket of tab.tickets) ticket.settle({ status: 'failed', navigationId: ticket.id, tabId: tab.id, url: '', error: 'the tab was closed' })
@@ -301,13 +312,15 @@ export class BrowserEngine {
     if (this.#idleTimer) clearTimeout(this.#idleTimer)
     const pending = this.#browser
     const profile = this.#profile?.running ? this.#profile : undefined
-    if (!pending && !profile) return
+    const named = this.#named?.running ? this.#named : undefined
+    if (!pending && !profile && !named) return
     this.#stopping = true
     this.#forget(reason)
     try {
       const browser = await pending?.catch(() => undefined)
       await browser?.close()
       await profile?.close()
+      await named?.closeAll()
     } finally {
       this.#stopping = false
     }
@@ -319,7 +332,8 @@ export class BrowserEngine {
     await this.#shutdown('engine-stopped')
   }
 
-  async #contextFor(principal: string, automationMode: AutomationMode = 'ai-sandbox'): Promise<BrowserContext> {
+  async #contextFor(principal: string, automationMode: AutomationMode = 'ai-sandbox', profile?: string): Promise<BrowserContext> {
+    if (profile !== undefined) return this.#namedProfiles().context(profile)
     if (automationMode !== 'ai-sandbox') return this.#personProfile().context()
     const browser = await this.#ensureBrowser()
     let context = this.#contexts.get(principal)
@@ -363,6 +377,37 @@ export class BrowserEngine {
       onCrash: () => this.#forget('browser-crashed', 'profile'),
     })
     return this.#profile
+  }
+
+  #namedProfiles(): NamedProfiles {
+    const dir = this.#options.profilesDir
+    if (dir === undefined) throw new BrowserError('BROWSER_UNAVAILABLE', 'this engine has no folder for named browser profiles')
+    this.#named ??= new NamedProfiles({
+      dir, executablePath: this.#options.executablePath ?? '/usr/bin/chromium', args: LAUNCH_ARGS, viewport: VIEWPORT,
+      prepare: (context) => this.#closePopups(context),
+      onCrash: (name) => {
+        for (const tab of [...this.#tabs.values()]) if (tab.profile === name) this.#dropTab(tab, 'browser-crashed')
+      },
+    })
+    return this.#named
+  }
+
+  /** The named profiles (names, origins opened in them), for the person's console. Starts no browser. */
+  async listProfiles(): Promise<NamedProfileEntry[]> {
+    return this.#options.profilesDir === undefined ? [] : this.#namedProfiles().list()
+  }
+
+  /** Deletes a named profile with its logins; refused while a tab of it is open (close the tabs first). */
+  async deleteProfile(name: string): Promise<{ name: string; deleted: boolean }> {
+    const open = [...this.#tabs.values()].filter((tab) => tab.profile === name && !tab.closing)
+    if (open.length > 0) throw new BrowserError('PROFILE_IN_USE', `profile "${name}" has ${open.length} tab(s) open (${open.map((tab) => tab.id).join(', ')}); close them first`)
+    if ((this.#startingProfileOpens.get(name) ?? 0) > 0) throw new BrowserError('PROFILE_IN_USE', `a tab of profile "${name}" is being opened`)
+    return { name, deleted: await this.#namedProfiles().delete(name) }
+  }
+
+  /** The named profile a tab of `principal` was opened in, if any. */
+  profileOf(principal: string, tabId: string): string | undefined {
+    return this.#tab(principal, tabId).profile
   }
 
   /**
@@ -419,10 +464,13 @@ export class BrowserEngine {
   async open(
     principal: string,
     url: string,
-    options: { timeoutMs?: number; posture?: BrowserPosture; beforeLoad?: (tabId: string) => Promise<void> } = {},
+    options: { timeoutMs?: number; posture?: BrowserPosture; beforeLoad?: (tabId: string) => Promise<void>; profile?: string } = {},
   ): Promise<LoadedNavigation> {
     return this.#use(async () => {
       const target = checkUrl(url)
+      const profile = options.profile
+      // A named profile is a Sandbox-posture cookie store of its own (BR.OPEN.4); the MCP layer refuses it first.
+      if (profile !== undefined && options.posture === 'shared') throw new BrowserError('INVALID_ARGUMENT', 'a named profile opens only in the Sandbox posture')
       // The posture is the setting's at the time of the open; the tab keeps it for its life (BR.OPEN.1).
       const automationMode: AutomationMode = options.posture === 'shared' ? 'ai-shared' : 'ai-sandbox'
       const timeoutMs = checkTimeout(options.timeoutMs)
@@ -433,10 +481,11 @@ export class BrowserEngine {
         throw new BrowserError('TAB_LIMIT', `at most ${TAB_LIMIT} AI tabs may be open at once; close one first`)
       }
       this.#startingOpens.set(principal, starting + 1)
+      if (profile !== undefined) this.#startingProfileOpens.set(profile, (this.#startingProfileOpens.get(profile) ?? 0) + 1)
       let page: Page | undefined
       let session: PageSession
       try {
-        const context = await this.#contextFor(principal, automationMode)
+        const context = await this.#contextFor(principal, automationMode, profile)
         page = await context.newPage()
         session = await PageSession.attach(page)
       } catch (error) {
@@ -445,15 +494,20 @@ export class BrowserEngine {
         throw new BrowserError('BROWSER_UNAVAILABLE', `the tab could not be opened: ${(error as Error).message.split('\n', 1)[0]}`)
       } finally {
         this.#startingOpens.set(principal, (this.#startingOpens.get(principal) ?? 1) - 1)
+        if (profile !== undefined) this.#startingProfileOpens.set(profile, (this.#startingProfileOpens.get(profile) ?? 1) - 1)
       }
-      const tab = this.#register(principal, automationMode, page, session)
+      const tab = this.#register(principal, automationMode, page, session, profile)
+      if (profile !== undefined) await this.#named?.noteOrigin(profile, new URL(target).origin).catch(() => undefined)
       await options.beforeLoad?.(tab.id)
       return this.#navigate(tab, target, timeoutMs)
     })
   }
 
-  #register(principal: string, automationMode: AutomationMode, page: Page, session: PageSession): Tab {
-    const tab: Tab = { id: `tab-${++this.#nextTab}`, principal, automationMode, frontedAt: 0, page, session, generation: 0, tickets: [], closing: false }
+  #register(principal: string, automationMode: AutomationMode, page: Page, session: PageSession, profile?: string): Tab {
+    const tab: Tab = {
+      id: `tab-${++this.#nextTab}`, principal, automationMode, frontedAt: 0, page, session, generation: 0, tickets: [], closing: false,
+      ...(profile !== undefined ? { profile } : {}),
+    }
     this.#tabs.set(tab.id, tab)
     page.on('framenavigated', (frame) => {
       if (frame !== page.mainFrame()) return
@@ -678,6 +732,22 @@ export class BrowserEngine {
   /** One style change on a ref or a selector's elements (BR.STYLE.1, BR.STYLE.3; see pageStyle.ts). */
   async style(principal: string, tabId: string, request: StyleTarget | (StyleTarget & StyleChange), change?: StyleChange): Promise<StyleResult> {
     return this.#use(async () => runStyle(this.#handle(this.#tab(principal, tabId)), request, change))
+  }
+
+  /** The tab's cookies and localStorage for `origin`, its committed page's origin (session_save; sessionSnapshot.ts). */
+  async captureSession(principal: string, tabId: string, origin: string): Promise<SessionSnapshot> {
+    return this.#use(async () => {
+      const tab = this.#tab(principal, tabId)
+      return captureSession(tab.page.context(), tab.session, origin)
+    })
+  }
+
+  /** Puts a saved session into the tab's cookie store and page, which must still be of its origin (session_load). */
+  async restoreSession(principal: string, tabId: string, snapshot: SessionSnapshot): Promise<void> {
+    return this.#use(async () => {
+      const tab = this.#tab(principal, tabId)
+      await restoreSession(tab.page.context(), tab.session, snapshot)
+    })
   }
 
   /** A script in an isolated world of its own (BR.EXECUTE_JS.1–3, BR.GEN.6; see executeJs.ts). */

@@ -3,6 +3,7 @@ import type { Commands, Engine } from '../../core/engine.js'
 import type { PresenceRegistry } from '../../core/presence/presenceRegistry.js'
 import { createWorkflowValidator, type WorkflowValidator } from '../actionlint/validator.js'
 import { BrowserEngine } from '../browser/engine.js'
+import { SavedSessions } from '../browser/savedSessions.js'
 import { WorkflowRunner } from '../browser/workflowRunner.js'
 
 /**
@@ -21,11 +22,17 @@ export interface Services extends Commands {
   readonly browser: BrowserEngine
   /** Runs browser workflows on assistants' tabs (their rules and record are core's `workflowRuns`). */
   readonly workflowRunner: WorkflowRunner
+  /**
+   * The browser sessions saved by `browser.session_save`, encrypted in the data directory (names, origins and counts
+   * are all `list` gives; `delete` removes one). The named profiles are the engine's (`browser.listProfiles`).
+   */
+  readonly savedSessions: SavedSessions
   readonly version: string
 }
 
 export function createServices(engine: Engine, version: string): Services {
-  const browser = new BrowserEngine({ profileDir: join(engine.home, 'browser-profile') })
+  const browser = new BrowserEngine({ profileDir: join(engine.home, 'browser-profile'), profilesDir: join(engine.home, 'browser-profiles') })
+  const savedSessions = new SavedSessions({ dir: join(engine.home, 'browser-sessions') })
   const workflowRunner = new WorkflowRunner({ engine: browser, access: engine.commands.browserAccess, approvals: engine.commands.approvals, runs: engine.commands.workflowRuns, now: engine.now })
-  return { ...engine.commands, engine, presence: engine.presence, validator: createWorkflowValidator(), browser, workflowRunner, version }
+  return { ...engine.commands, engine, presence: engine.presence, validator: createWorkflowValidator(), browser, workflowRunner, savedSessions, version }
 }

@@ -24,6 +24,8 @@ export type PanelApprovalKind =
   | 'browser_execute_js'
   | 'browser_attach'
   | 'browser_destination'
+  | 'browser_session'
+  | 'browser_profile'
 /** `once`: just this action. `site`: every such action on the page's origin from that connection. `navigation`: until the tab navigates. */
 export type PanelApprovalScope = 'once' | 'site' | 'navigation'
 export type PanelApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired'

@@ -25,6 +25,10 @@ export const approvalKinds = [
   'browser_attach',
   /** Loading a new origin in the person's own profile, Shared posture (BR.GEN.9, APPR.8). */
   'browser_destination',
+  /** Saving or loading one named browser session (cookies, localStorage); never standing (BR.SESSION_SAVE.5, APPR.4). */
+  'browser_session',
+  /** Opening a tab in a named browser profile; asked afresh for every open (BR.OPEN.5, APPR.5). */
+  'browser_profile',
 ] as const
 export type ApprovalKind = (typeof approvalKinds)[number]
 
@@ -51,6 +55,8 @@ export const SCOPES_BY_KIND: Readonly<Record<ApprovalKind, readonly ApprovalScop
   browser_execute_js: ['once'],
   browser_attach: ['once', 'navigation'],
   browser_destination: ['once', 'site'],
+  browser_session: ['once'],
+  browser_profile: ['once'],
 }
 
 /**

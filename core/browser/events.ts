@@ -6,7 +6,7 @@ export const BROWSER_STREAM = 'browser'
 
 /** The operations recorded: every action of `browser` and `browser_read`. */
 export const browserOperations = [
-  'open', 'navigate', 'close', 'act', 'style', 'execute_js', 'console_clear', 'workflow_run', 'workflow_cancel',
+  'open', 'navigate', 'close', 'act', 'style', 'execute_js', 'console_clear', 'workflow_run', 'workflow_cancel', 'session_save', 'session_load',
   'read', 'screenshot', 'query', 'extract', 'console', 'wait', 'wait_for',
 ] as const
 export type BrowserOperation = (typeof browserOperations)[number]
@@ -25,7 +25,8 @@ export type BrowserTarget = z.infer<typeof browserTargetSchema>
 /**
  * What of the action's arguments the log keeps: the act's own operation (`click`), the key and modifiers, the
  * displacement, the length of typed text (and the text itself unless it went into a password field), the script's
- * size in bytes.
+ * size in bytes; a session's handle and how many cookies and localStorage items it held, a named profile's name
+ * (never a value of either: the fields can hold none).
  */
 export const browserDetailSchema = z
   .object({
@@ -35,6 +36,10 @@ export const browserDetailSchema = z
     key: z.string().max(64).optional(),
     dy: z.number().optional(),
     scriptBytes: z.number().int().min(0).optional(),
+    handle: z.string().max(128).optional(),
+    cookies: z.number().int().min(0).optional(),
+    localStorage: z.number().int().min(0).optional(),
+    profile: z.string().max(128).optional(),
   })
   .strict()
 export type BrowserDetail = z.infer<typeof browserDetailSchema>

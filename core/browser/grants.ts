@@ -1,14 +1,15 @@
 import { approvalStatus, type Approval, type ApprovalsState } from '../approvals/approvalsState.js'
-import { APPROVAL_KIND_OF, attachmentSubject, type BrowserAccessRequest } from './requests.js'
+import { APPROVAL_KIND_OF, attachmentSubject, PER_USE_KINDS, type BrowserAccessRequest } from './requests.js'
 
 /**
  * The standing grant that already covers `request` for `connection`, if any: an approval given for the whole site
  * (`site`) of the request's kind and origin (an act-class grant covers every act-class operation there, BR.GEN.7; a
  * destination grant every load of that origin, BR.GEN.9), or an attachment given until navigation for exactly this
- * tab and page. Bound to the connection that asked (APPR.1); never for `execute_js` (APPR.4).
+ * tab and page. Bound to the connection that asked (APPR.1); never for `execute_js`, a session or a profile (APPR.4,
+ * APPR.5): those kinds offer only `once`, and are refused here even so.
  */
 export function standingGrant(state: ApprovalsState, request: BrowserAccessRequest, connection: string, now: number): Approval | undefined {
-  if (request.kind === 'execute_js') return undefined
+  if (PER_USE_KINDS.has(request.kind)) return undefined
   const kind = APPROVAL_KIND_OF[request.kind]
   let found: Approval | undefined
   for (const approval of state.values()) {

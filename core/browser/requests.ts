@@ -43,13 +43,32 @@ export type BrowserAccessRequest =
       /** The origin the tab shows now: loading another page of it is not a new origin. */
       readonly currentOrigin?: string
     }
+  | {
+      /** Saving the tab's cookies and localStorage under `handle`, or loading them from it, on `origin`. */
+      readonly kind: 'session'
+      readonly operation: 'save' | 'load'
+      readonly origin: string
+      readonly tabId: string
+      readonly handle: string
+    }
+  | {
+      /** Opening a new tab at `origin` in the named persistent profile `profile`. */
+      readonly kind: 'profile'
+      readonly origin: string
+      readonly profile: string
+    }
 
 export const APPROVAL_KIND_OF: Readonly<Record<BrowserAccessRequest['kind'], ApprovalKind>> = {
   act: 'browser_act',
   execute_js: 'browser_execute_js',
   attach: 'browser_attach',
   destination: 'browser_destination',
+  session: 'browser_session',
+  profile: 'browser_profile',
 }
+
+/** The kinds approved for one use only, never by a standing grant (APPR.4, APPR.5). */
+export const PER_USE_KINDS: ReadonlySet<BrowserAccessRequest['kind']> = new Set(['execute_js', 'session', 'profile'])
 
 const quoted = (text: string): string => JSON.stringify(text)
 
@@ -74,6 +93,13 @@ export function subjectOf(request: BrowserAccessRequest): string {
       return attachmentSubject(request)
     case 'destination':
       return `load ${request.origin} in your browser profile (tab ${request.tabId})`
+    case 'session':
+      // The handle is in the words, so an approval for one handle matches no call for another (BR.SESSION_SAVE.6).
+      return request.operation === 'save'
+        ? `save the session (cookies and localStorage) of ${request.origin} as ${quoted(request.handle)} (tab ${request.tabId})`
+        : `load the saved session ${quoted(request.handle)} into ${request.origin} (tab ${request.tabId})`
+    case 'profile':
+      return `open ${request.origin} in the browser profile ${quoted(request.profile)}, with its saved logins`
   }
 }
 

@@ -30,9 +30,15 @@ function actWords(action: BrowserAction): string {
   }
 }
 
+/** A session's size as the log keeps it: counts, never a value. */
+function counted(detail: BrowserAction['detail']): string {
+  if (detail?.cookies === undefined || detail.localStorage === undefined) return ''
+  return ` (${detail.cookies} cookies, ${detail.localStorage} localStorage items)`
+}
+
 function verb(action: BrowserAction): string {
   switch (action.operation) {
-    case 'open': return 'opened a tab'
+    case 'open': return action.detail?.profile !== undefined ? `opened a tab in the profile ${quoted(action.detail.profile)}` : 'opened a tab'
     case 'navigate': return 'navigated'
     case 'close': return 'closed the tab'
     case 'act': return actWords(action)
@@ -41,6 +47,8 @@ function verb(action: BrowserAction): string {
     case 'console_clear': return 'cleared the console'
     case 'workflow_run': return 'started a workflow run'
     case 'workflow_cancel': return 'cancelled a workflow run'
+    case 'session_save': return `saved the session ${quoted(action.detail?.handle ?? '')}${counted(action.detail)}`
+    case 'session_load': return `loaded the saved session ${quoted(action.detail?.handle ?? '')}${counted(action.detail)}`
     case 'read': return 'read the page'
     case 'screenshot': return 'took a screenshot'
     case 'query': return `queried ${targetWords(action.target)}`

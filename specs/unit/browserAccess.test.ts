@@ -207,6 +207,6 @@ describe('BR.GEN.9 / APPR.8 the Shared posture asks for each new origin', () => 
       const asked = (await access.authorize(load('http://other.test', ORIGIN), asker(), NO_WAIT)) as { approvalId: string }
       expect(engine.commands.approvals.find(asked.approvalId)).toMatchObject({ kind: 'browser_destination', subject: 'load http://other.test in your browser profile (tab tab-2)' })
       await engine.commands.approvals.decide(asked.approvalId, 'approved', USER, 'site')
-      expect(await access.authorize({ ...load('http://other.test'), tabId: 'tab-3' }, asker(), NO_WAIT)).toMatchObject({ granted: true, scope: 'site' })
+      expect(await access.authorize({ kind: 'destination', origin: 'http://other.test', tabId: 'tab-3' }, asker(), NO_WAIT)).toMatchObject({ granted: true, scope: 'site' })
     }))
 })

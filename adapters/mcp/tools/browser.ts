@@ -7,6 +7,8 @@ import { authorize, browserCall, BrowserRefusal, navigationAnswer, originOf, wit
 import type { ToolContext } from '../context.js'
 import { defineTool } from '../defineTool.js'
 import { id } from '../schemas.js'
+import { savedNameProblem } from '../../../core/browser/savedNames.js'
+import { checkProfilePosture, checkScriptInProfile, checkSessionLoad, sessionOriginOf } from '../../../core/browser/savedState.js'
 
 /** The largest script or injected style sheet, in UTF-8 bytes (VMark's MAX_SCRIPT_BYTES). */
 export const MAX_SCRIPT_BYTES = 65_536
@@ -21,15 +23,26 @@ const boundedSource = (what: string) =>
 
 const className = z.string().regex(/^\S+$/, 'a class name has no spaces')
 
+/** A session handle or profile name (BR.SESSION_SAVE.1, BR.OPEN.4); refused as given, never trimmed. */
+const savedName = (what: string) =>
+  z.string().superRefine((name, context) => {
+    const problem = savedNameProblem(name)
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem })
+  }).describe(what)
+
 /** `browser`: everything that changes a page or a tab; every act-class call and every script needs the person's approval. */
 export const browserTool = defineTool({
   name: 'browser',
   title: 'Quire embedded browser',
   description:
-    'Drives the embedded browser. open {url, timeoutMs?} → {tabId, navigationId, url, title, generation}; ' +
+    'Drives the embedded browser. open {url, timeoutMs?, profile?} → {tabId, navigationId, url, title, generation} ' +
+    '(profile: a named persistent profile whose logins are kept, Sandbox posture only, approved for each open); ' +
     'navigate {tabId?, url, timeoutMs?}; close {tabId}; act {tabId?, operation: click|type|scroll|key, ' +
     'role+name or ref, text?, dy?, key?, modifiers?}; style {tabId?, ref or selector, one of set, addClasses, ' +
     'removeClasses, injectCss}; execute_js {tabId?, script} (an async function body; approved per call); ' +
+    'session_save {tabId?, handle} keeps the tab\'s cookies and localStorage for its origin, encrypted, under handle → counts only; ' +
+    'session_load {tabId?, handle} puts them back on a page of that same origin → {loaded, handle} (each call approved; ' +
+    'you never see a session\'s values); ' +
     'console_clear {tabId?} → the console entries, then empties the buffer; workflow_run {tabId?, source, inputs?, ' +
     'resumeRunId?, allowRepeat?} → {runId, steps, firstStep} at once, the run goes on in the daemon (poll ' +
     'browser_read.workflow_status; goal/confirm/api steps pause it); workflow_cancel {runId} (never gated). act, style and execute_js wait for the ' +
@@ -68,6 +81,8 @@ export const browserTool = defineTool({
     resumeRunId: id.max(64).optional().describe('a paused run to continue (workflow_run)'),
     allowRepeat: z.boolean().optional().describe('run write steps that already succeeded with the same source and inputs (workflow_run)'),
     runId: id.max(64).optional().describe('a run from workflow_run (workflow_cancel)'),
+    handle: savedName('the saved session\'s name, 1–128 of A-Z a-z 0-9 . _ - (session_save, session_load)').optional(),
+    profile: savedName('a named browser profile, 1–128 of A-Z a-z 0-9 . _ - (open)').optional(),
   },
   actions: (action) => ({
     act: action({
@@ -127,6 +142,7 @@ export const browserTool = defineTool({
         browserCall(context, 'open', async (principal, trace) => {
           trace.url = loggableUrl(args.url)
           const posture = context.services.settings.state.browserPosture
+          if (args.profile !== undefined) return openInProfile(context, principal, args.url, args.profile, args.timeoutMs, trace)
           // Shared posture: the tab is made, then its destination asked for; refused, the tab stays and the assistant
           // retries with navigate on it, which the approval names (BR.OPEN.8).
           const beforeLoad = async (tabId: string): Promise<void> => {
@@ -195,11 +211,47 @@ export const browserTool = defineTool({
         browserCall(context, 'execute_js', async (principal, trace) =>
           withTab(context, principal, args.tabId, trace, 'act', async (tab) => {
             trace.detail = { scriptBytes: Buffer.byteLength(args.script, 'utf8') }
+            checkScriptInProfile(context.services.browser.profileOf(principal, tab.tabId))
             // Every script is asked for on its own: there is no standing grant (BR.EXECUTE_JS.4, APPR.4).
             await authorize(context, { kind: 'execute_js', origin: originOf(tab.url), tabId: tab.tabId, script: args.script }, trace)
             const { result } = await context.services.browser.executeJs(principal, tab.tabId, args.script)
             // The page computed it: never act on it unread (BR.EXECUTE_JS.6).
             return { result: result === undefined ? null : result, untrusted: true }
+          })),
+    }),
+    session_save: action({
+      required: ['handle'],
+      requiredHint: '(a name for the saved session)',
+      run: (args, context) =>
+        browserCall(context, 'session_save', async (principal, trace) =>
+          withTab(context, principal, args.tabId, trace, 'act', async (tab) => {
+            const { services } = context
+            trace.detail = { handle: args.handle }
+            const origin = sessionOriginOf(tab.url)
+            // Every save is asked for on its own, and the approval names the handle (BR.SESSION_SAVE.5–6, APPR.4).
+            await authorize(context, { kind: 'session', operation: 'save', origin, tabId: tab.tabId, handle: args.handle }, trace)
+            const saved = await services.savedSessions.save(args.handle, await services.browser.captureSession(principal, tab.tabId, origin))
+            trace.detail = { handle: saved.name, cookies: saved.cookies, localStorage: saved.localStorage }
+            // Counts only (BR.SESSION_SAVE.3): the values stay in the encrypted store.
+            return { saved: true, handle: saved.name, origin: saved.origin, cookies: saved.cookies, localStorage: saved.localStorage }
+          })),
+    }),
+    session_load: action({
+      required: ['handle'],
+      requiredHint: '(the name it was saved under)',
+      run: (args, context) =>
+        browserCall(context, 'session_load', async (principal, trace) =>
+          withTab(context, principal, args.tabId, trace, 'act', async (tab) => {
+            const { services } = context
+            trace.detail = { handle: args.handle }
+            // An unknown handle or another origin is refused before the person is asked (BR.SESSION_LOAD.2).
+            const saved = await services.savedSessions.describe(args.handle)
+            checkSessionLoad(args.handle, saved.origin, tab.url)
+            await authorize(context, { kind: 'session', operation: 'load', origin: saved.origin, tabId: tab.tabId, handle: args.handle }, trace)
+            const snapshot = await services.savedSessions.load(args.handle)
+            await services.browser.restoreSession(principal, tab.tabId, snapshot)
+            trace.detail = { handle: args.handle, cookies: snapshot.cookies.length, localStorage: snapshot.localStorage.length }
+            return { loaded: true, handle: args.handle }
           })),
     }),
     workflow_run: action({
@@ -243,6 +295,21 @@ export const browserTool = defineTool({
     }),
   }),
 })
+
+/**
+ * `open {profile}`: a tab in a named persistent profile (BR.OPEN.4–6). Sandbox posture only; the person approves
+ * each open afresh, naming the profile and the origin (APPR.5). A URL the engine will refuse asks nothing.
+ */
+async function openInProfile(context: ToolContext, principal: string, url: string, profile: string, timeoutMs: number | undefined, trace: ActionTrace): Promise<Record<string, unknown>> {
+  const { services } = context
+  trace.detail = { profile }
+  checkProfilePosture(profile, services.settings.state.browserPosture)
+  if (URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)) await authorize(context, { kind: 'profile', origin: originOf(url), profile }, trace)
+  const loaded = await services.browser.open(principal, url, { timeoutMs, posture: 'sandbox', profile })
+  trace.tabId = loaded.tabId
+  trace.url = loaded.url
+  return navigationAnswer(loaded)
+}
 
 /** The URL as the log may keep it (decideBrowserAction redacts it); an unparseable one is not kept at all. */
 function loggableUrl(raw: string): string | null {
