@@ -15,6 +15,7 @@ import { BUILTIN_SITE_READERS } from './wikipediaReader.js'
 import type { ConsoleEntry } from './consoleRing.js'
 import { dispatchPersonInput, startScreencast } from './liveView.js'
 import { PersonProfile } from './personProfile.js'
+import { armCapture, type ArmedCapture, type CaptureSink } from './recorderCapture.js'
 import { NamedProfiles, type NamedProfileEntry } from './namedProfiles.js'
 import { captureSession, restoreSession } from './sessionSnapshot.js'
 import type { SessionSnapshot } from './savedSessions.js'
@@ -763,6 +764,15 @@ export class BrowserEngine {
       localRef: (ref) => this.#localRef(tab, ref),
       publicRef,
     }
+  }
+
+  /**
+   * Arms `workflow_record`'s capture shim on an AI-owned tab (recorderCapture.ts): the person's clicks and field edits
+   * reach `sink` as locators, and each document the tab loads, until disarmed. Whether the person allowed it is the
+   * caller's to have asked.
+   */
+  async armCapture(principal: string, tabId: string, sink: CaptureSink): Promise<ArmedCapture> {
+    return this.#use(async () => armCapture(this.#tab(principal, tabId, 'ai-owned').page, sink))
   }
 
   /** Reader-mode Markdown of the page (BRR.EXTRACT.1–5). */

@@ -33,6 +33,8 @@ export const WORKFLOW_RUN_BUDGET_MS = 120_000
 export const EXTRACT_DATA_CHARS = 4_000
 const TARGET_NAME_CHARS = 1_000
 const TARGET_ROLE_CHARS = 200
+/** How long a click or type step waits for its target to be on the page (the page after a submit may be loading). */
+const TARGET_WAIT_MS = 5_000
 /** How long one wait on the person lasts before it looks again (the approval may have lapsed meanwhile). */
 const DECISION_POLL_MS = 30_000
 
@@ -305,6 +307,11 @@ export class WorkflowRunner {
   async #act(live: Live, index: number, action: Exclude<BoundAction, { kind: 'navigate' }>): Promise<undefined> {
     const { engine } = this.deps
     const { principal, tabId } = live
+    // A step right after one that navigated (a submit) may meet the next page still loading: its target is given a
+    // moment to appear, as a person would give it, before it is looked up and asked about. Absent, the act says why.
+    if (action.role !== undefined && action.name.length <= TARGET_NAME_CHARS) {
+      await abortable(engine.waitFor(principal, tabId, { role: action.role, name: action.name }, { timeoutMs: TARGET_WAIT_MS }).catch(() => undefined), live.controller.signal)
+    }
     const place = engine.tabPlace(principal, tabId)
     // The bound a hand-issued act's name has (the MCP schema's), so the step's approval and record can name it whole.
     if (action.name.length > TARGET_NAME_CHARS || (action.role?.length ?? 0) > TARGET_ROLE_CHARS) {

@@ -5,6 +5,7 @@ import { createWorkflowValidator, type WorkflowValidator } from '../actionlint/v
 import { BrowserEngine } from '../browser/engine.js'
 import { SavedSessions } from '../browser/savedSessions.js'
 import { WorkflowRunner } from '../browser/workflowRunner.js'
+import { WorkflowRecorder } from '../browser/recorder.js'
 
 /**
  * Everything an adapter may call: the engine (its views for reading) and its commands, plus what only a process
@@ -22,6 +23,8 @@ export interface Services extends Commands {
   readonly browser: BrowserEngine
   /** Runs browser workflows on assistants' tabs (their rules and record are core's `workflowRuns`). */
   readonly workflowRunner: WorkflowRunner
+  /** Records the person's actions on assistants' tabs as workflows (`workflow_record`; its record is core's `workflowRecordings`). */
+  readonly workflowRecorder: WorkflowRecorder
   /**
    * The browser sessions saved by `browser.session_save`, encrypted in the data directory (names, origins and counts
    * are all `list` gives; `delete` removes one). The named profiles are the engine's (`browser.listProfiles`).
@@ -34,5 +37,6 @@ export function createServices(engine: Engine, version: string): Services {
   const browser = new BrowserEngine({ profileDir: join(engine.home, 'browser-profile'), profilesDir: join(engine.home, 'browser-profiles') })
   const savedSessions = new SavedSessions({ dir: join(engine.home, 'browser-sessions') })
   const workflowRunner = new WorkflowRunner({ engine: browser, access: engine.commands.browserAccess, approvals: engine.commands.approvals, runs: engine.commands.workflowRuns, now: engine.now })
-  return { ...engine.commands, engine, presence: engine.presence, validator: createWorkflowValidator(), browser, workflowRunner, savedSessions, version }
+  const workflowRecorder = new WorkflowRecorder({ engine: browser, recordings: engine.commands.workflowRecordings })
+  return { ...engine.commands, engine, presence: engine.presence, validator: createWorkflowValidator(), browser, workflowRunner, workflowRecorder, savedSessions, version }
 }

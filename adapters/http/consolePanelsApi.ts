@@ -24,6 +24,7 @@ export type PanelApprovalKind =
   | 'browser_execute_js'
   | 'browser_attach'
   | 'browser_destination'
+  | 'browser_record'
   | 'browser_session'
   | 'browser_profile'
 /** `once`: just this action. `site`: every such action on the page's origin from that connection. `navigation`: until the tab navigates. */

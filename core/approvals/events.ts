@@ -29,6 +29,8 @@ export const approvalKinds = [
   'browser_session',
   /** Opening a tab in a named browser profile; asked afresh for every open (BR.OPEN.5, APPR.5). */
   'browser_profile',
+  /** Recording the person's own actions on an assistant's tab as a workflow; asked afresh every time (BR.WORKFLOW_RECORD.2, APPR.4). */
+  'browser_record',
 ] as const
 export type ApprovalKind = (typeof approvalKinds)[number]
 
@@ -57,6 +59,7 @@ export const SCOPES_BY_KIND: Readonly<Record<ApprovalKind, readonly ApprovalScop
   browser_destination: ['once', 'site'],
   browser_session: ['once'],
   browser_profile: ['once'],
+  browser_record: ['once'],
 }
 
 /**

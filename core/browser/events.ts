@@ -6,7 +6,7 @@ export const BROWSER_STREAM = 'browser'
 
 /** The operations recorded: every action of `browser` and `browser_read`. */
 export const browserOperations = [
-  'open', 'navigate', 'close', 'act', 'style', 'execute_js', 'console_clear', 'workflow_run', 'workflow_cancel', 'session_save', 'session_load',
+  'open', 'navigate', 'close', 'act', 'style', 'execute_js', 'console_clear', 'workflow_run', 'workflow_cancel', 'workflow_record', 'session_save', 'session_load',
   'read', 'screenshot', 'query', 'extract', 'console', 'wait', 'wait_for',
 ] as const
 export type BrowserOperation = (typeof browserOperations)[number]

@@ -57,6 +57,14 @@ export type BrowserAccessRequest =
       readonly origin: string
       readonly profile: string
     }
+  | {
+      /** Recording what the person does on the assistant's tab `tabId` as a workflow (BR.WORKFLOW_RECORD.2). */
+      readonly kind: 'record'
+      readonly origin: string
+      readonly tabId: string
+      /** The front matter's `site` of the workflow it will become. */
+      readonly site: string
+    }
 
 export const APPROVAL_KIND_OF: Readonly<Record<BrowserAccessRequest['kind'], ApprovalKind>> = {
   act: 'browser_act',
@@ -65,10 +73,11 @@ export const APPROVAL_KIND_OF: Readonly<Record<BrowserAccessRequest['kind'], App
   destination: 'browser_destination',
   session: 'browser_session',
   profile: 'browser_profile',
+  record: 'browser_record',
 }
 
 /** The kinds approved for one use only, never by a standing grant (APPR.4, APPR.5). */
-export const PER_USE_KINDS: ReadonlySet<BrowserAccessRequest['kind']> = new Set(['execute_js', 'session', 'profile'])
+export const PER_USE_KINDS: ReadonlySet<BrowserAccessRequest['kind']> = new Set(['execute_js', 'session', 'profile', 'record'])
 
 const quoted = (text: string): string => JSON.stringify(text)
 
@@ -100,6 +109,8 @@ export function subjectOf(request: BrowserAccessRequest): string {
         : `load the saved session ${quoted(request.handle)} into ${request.origin} (tab ${request.tabId})`
     case 'profile':
       return `open ${request.origin} in the browser profile ${quoted(request.profile)}, with its saved logins`
+    case 'record':
+      return `record what you do on tab ${request.tabId} (${request.origin}) as the workflow ${quoted(request.site)}: which elements you click and which fields you edit, never what you type`
   }
 }
 

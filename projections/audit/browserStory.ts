@@ -47,6 +47,7 @@ function verb(action: BrowserAction): string {
     case 'console_clear': return 'cleared the console'
     case 'workflow_run': return 'started a workflow run'
     case 'workflow_cancel': return 'cancelled a workflow run'
+    case 'workflow_record': return action.detail?.act === 'stop' ? 'stopped a workflow recording' : 'started a workflow recording'
     case 'session_save': return `saved the session ${quoted(action.detail?.handle ?? '')}${counted(action.detail)}`
     case 'session_load': return `loaded the saved session ${quoted(action.detail?.handle ?? '')}${counted(action.detail)}`
     case 'read': return 'read the page'

@@ -9,6 +9,7 @@ import { defineTool } from '../defineTool.js'
 import { id } from '../schemas.js'
 import { savedNameProblem } from '../../../core/browser/savedNames.js'
 import { checkProfilePosture, checkScriptInProfile, checkSessionLoad, sessionOriginOf } from '../../../core/browser/savedState.js'
+import { hasLineBreak, isTrimmed } from '../../../core/browser/workflow/scan.js'
 
 /** The largest script or injected style sheet, in UTF-8 bytes (VMark's MAX_SCRIPT_BYTES). */
 export const MAX_SCRIPT_BYTES = 65_536
@@ -30,6 +31,13 @@ const savedName = (what: string) =>
     if (problem !== undefined) context.addIssue({ code: 'custom', message: problem })
   }).describe(what)
 
+/** A front-matter `site` the printer writes back unchanged: one line, no surrounding white space. */
+const recordSite = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(200)
+  .refine((site) => isTrimmed(site) && !hasLineBreak(site), 'must be one line without surrounding white space')
+
 /** `browser`: everything that changes a page or a tab; every act-class call and every script needs the person's approval. */
 export const browserTool = defineTool({
   name: 'browser',
@@ -45,7 +53,10 @@ export const browserTool = defineTool({
     'you never see a session\'s values); ' +
     'console_clear {tabId?} → the console entries, then empties the buffer; workflow_run {tabId?, source, inputs?, ' +
     'resumeRunId?, allowRepeat?} → {runId, steps, firstStep} at once, the run goes on in the daemon (poll ' +
-    'browser_read.workflow_status; goal/confirm/api steps pause it); workflow_cancel {runId} (never gated). act, style and execute_js wait for the ' +
+    'browser_read.workflow_status; goal/confirm/api steps pause it); workflow_cancel {runId} (never gated); ' +
+    'workflow_record {recordOp: start, tabId?, site?} records what the person does on your tab (answers needsApproval ' +
+    'until they allow it: retry then), {recordOp: stop, tabId?} → {source, inputs, eventCount}, a workflow for ' +
+    'workflow_run (typed values are never captured: each text field is an input, each password a confirm step). act, style and execute_js wait for the ' +
     'person\'s approval: on NOT_GRANTED tell the user which approval to decide (data.approvalId), then retry the same ' +
     'call. Name elements by role and name: a ref is honoured only under a standing grant. tabId defaults to your ' +
     'foreground browser tab. Refusals are "TOKEN: message"; match on the token.',
@@ -83,6 +94,8 @@ export const browserTool = defineTool({
     runId: id.max(64).optional().describe('a run from workflow_run (workflow_cancel)'),
     handle: savedName('the saved session\'s name, 1–128 of A-Z a-z 0-9 . _ - (session_save, session_load)').optional(),
     profile: savedName('a named browser profile, 1–128 of A-Z a-z 0-9 . _ - (open)').optional(),
+    recordOp: z.enum(['start', 'stop']).optional().describe('start or stop recording the person\'s actions (workflow_record)'),
+    site: recordSite.optional().describe('the recorded workflow\'s front-matter site, default "recording" (workflow_record start)'),
   },
   actions: (action) => ({
     act: action({
@@ -283,6 +296,40 @@ export const browserTool = defineTool({
           const { outcome, run } = await context.services.workflowRunner.cancel(args.runId, principal, context.caller.actor)
           trace.tabId = run.tabId
           return { runId: run.runId, status: run.status, outcome }
+        }),
+    }),
+    workflow_record: action({
+      required: ['recordOp'],
+      requiredHint: '(start or stop)',
+      refuse: (args) => (args.recordOp === 'stop' && args.site !== undefined ? 'browser.workflow_record stop does not take site (give it to start)' : undefined),
+      run: (args, context) =>
+        browserCall(context, 'workflow_record', async (principal, trace) => {
+          const { caller, services } = context
+          trace.detail = { act: args.recordOp }
+          if (args.recordOp === 'stop') {
+            // Stopping is never gated (APPR.7); the tab may have closed since: what was captured is still handed over.
+            trace.tabId = args.tabId ?? null
+            const { tabId, ...stopped } = await services.workflowRecorder.stop(principal, args.tabId, caller.actor)
+            trace.tabId = tabId
+            return { ...stopped }
+          }
+          return withTab(context, principal, args.tabId, trace, 'ai-only', async (tab) => {
+            const site = args.site ?? 'recording'
+            services.workflowRecorder.assertNotRecording(tab.tabId)
+            // A fresh approval for every recording: the record permission is never a standing grant (BR.WORKFLOW_RECORD.2, APPR.4).
+            const answer = await services.browserAccess.authorize(
+              { kind: 'record', origin: originOf(tab.url), tabId: tab.tabId, site },
+              { connection: caller.connection, principal: caller.principal, actor: caller.actor },
+            )
+            if (answer.approvalId !== undefined) trace.approvalId = answer.approvalId
+            if (!answer.granted) {
+              if (answer.token !== 'NOT_GRANTED' || answer.approvalId === undefined) throw new BrowserRefusal(answer.token, answer.message)
+              // Not an error (BR.WORKFLOW_RECORD.3): ask the person to decide it, then retry the same call.
+              return { needsApproval: true, approvalId: answer.approvalId, tabId: tab.tabId, ...(answer.status !== undefined ? { approvalStatus: answer.status } : {}), message: answer.message }
+            }
+            const started = await services.workflowRecorder.start({ principal, connection: caller.connection, tabId: tab.tabId, site, approvalId: answer.approvalId!, actor: caller.actor })
+            return { recording: true, ...started }
+          })
         }),
     }),
     console_clear: action({

@@ -9,6 +9,7 @@ const ASKS = {
   browser_execute_js: 'Run this script in a web page',
   browser_attach: 'Let the assistant use a tab you opened',
   browser_destination: 'Load a new site in your own browser profile',
+  browser_record: 'Record what you do in an assistant\'s tab as a workflow (never what you type)',
   browser_session: 'Save or load a browser session (cookies and local storage)',
   browser_profile: 'Open a tab in a named browser profile, with its logins',
 } as const
