@@ -9,6 +9,7 @@ import { ingestBenchmark } from './ingest.js'
 import { mcpFilesystemBenchmark } from './mcpFilesystem.js'
 import { mcpThroughputBenchmark } from './mcpThroughput.js'
 import { mcpWriteBenchmark } from './mcpWrite.js'
+import { postgresBenchmark } from './postgres.js'
 import { rssBenchmark } from './rss.js'
 import { scalingBenchmark } from './scaling/index.js'
 import { transformBenchmark } from './transform.js'
@@ -32,13 +33,15 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
  * (phase length) and QUIRE_BENCH_MCP_NODE_ARGS (Node flags for the servers, e.g. --cpu-prof); QUIRE_BENCH_BROWSER_MS
  * (the browser benchmark's phase length); QUIRE_BENCH_COHERENCE_FILES, QUIRE_BENCH_COHERENCE_ENTRIES and
  * QUIRE_BENCH_COHERENCE_APPENDS (the coherence workspace's size and the appends timed); QUIRE_BENCH_WORKFLOW_RUNS (samples
- * per size of the workflowParse benchmark); QUIRE_BENCH_SCALING (which curves of the scaling benchmark run).
+ * per size of the workflowParse benchmark); QUIRE_BENCH_SCALING (which curves of the scaling benchmark run);
+ * QUIRE_BENCH_POSTGRES_MS and QUIRE_BENCH_POSTGRES_ROUNDS (the postgres benchmark's phases; its server is QUIRE_TEST_POSTGRES or a
+ * throwaway cluster, and it is skipped with a line saying so when PostgreSQL is not installed).
  */
 
 const benchmarks: readonly Benchmark[] = [
   appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark,
   transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark, browserBenchmark, coherenceBenchmark,
-  workflowParseBenchmark, scalingBenchmark,
+  workflowParseBenchmark, scalingBenchmark, postgresBenchmark,
 ]
 
 const args = process.argv.slice(2)

@@ -43,6 +43,12 @@ export interface PostgresEventLogOptions {
   readonly maxLeaseHoldMs?: number
   /** How long making a connection may take before it counts as failed (default 2 s). */
   readonly connectTimeoutMs?: number
+  /**
+   * How long an append waits for the writer lease at most, however slowly it comes (a lock another node does not let
+   * go of, a database that does not answer), before it fails (default 10 s). Failures to take it are bounded by the
+   * write retry window instead.
+   */
+  readonly leaseTimeoutMs?: number
 }
 
 /** One event as a row of `events`, the unit the group committer batches. */
@@ -75,6 +81,7 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
 const DEFAULT_WRITE_RETRY_WINDOW_MS = 5_000
 const LEASE_RETRY_MS = 10
 const DEFAULT_CONNECT_TIMEOUT_MS = 2_000
+const DEFAULT_LEASE_TIMEOUT_MS = 10_000
 /** Backoff for reconnecting the listener and for reading in other nodes' commits after a failed read. */
 const RECONNECT_MIN_MS = 50
 const RECONNECT_MAX_MS = 1_000
@@ -283,18 +290,19 @@ export class PostgresEventLog implements EventLog {
   }
 
   /**
-   * Waits for the writer lease at most the write retry window: a lease that cannot be taken in that time (the
-   * database unreachable, or a lock that is not granted) fails the append as a write the log could not make.
+   * Waits for the writer lease: taking it fails after the write retry window of failed attempts (`takeLease`), and
+   * waiting for it, however it goes, ends after `leaseTimeoutMs`. Either way the append fails as a write the log
+   * could not make.
    */
   private async enterLease(): Promise<() => void> {
-    const windowMs = this.options.writeRetryWindowMs ?? DEFAULT_WRITE_RETRY_WINDOW_MS
+    const timeoutMs = this.options.leaseTimeoutMs ?? DEFAULT_LEASE_TIMEOUT_MS
     const entering = this.lease.enter()
     let timer: NodeJS.Timeout | undefined
     try {
       return await Promise.race([
         entering,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`the writer lease was not taken within ${windowMs} ms`)), windowMs)
+          timer = setTimeout(() => reject(new Error(`the writer lease was not taken within ${timeoutMs} ms`)), timeoutMs)
         }),
       ])
     } catch (error) {
@@ -507,10 +515,12 @@ export class PostgresEventLog implements EventLog {
 
   /**
    * Takes the writer lease on the writer connection and catches up with what other nodes committed meanwhile. A
-   * connection that drops on the way is replaced and the whole step tried again, within the write retry window.
+   * connection that drops on the way is replaced and the whole step tried again, for the write retry window from
+   * the first failure (as the group committer retries a batch).
    */
   private async takeLease(): Promise<void> {
-    const deadline = Date.now() + (this.options.writeRetryWindowMs ?? DEFAULT_WRITE_RETRY_WINDOW_MS)
+    const windowMs = this.options.writeRetryWindowMs ?? DEFAULT_WRITE_RETRY_WINDOW_MS
+    let deadline: number | undefined
     for (let delay = LEASE_RETRY_MS; ; delay = Math.min(delay * 2, 1_000)) {
       if (this.released || this.closing) throw new StoreClosedError()
       try {
@@ -522,6 +532,7 @@ export class PostgresEventLog implements EventLog {
         return
       } catch (error) {
         // A database already known to be down gets one attempt per append, not another window of waiting.
+        deadline ??= Date.now() + windowMs
         if (this.unreachable || Date.now() + delay > deadline) {
           if (isUnreachable(error)) this.unreachable = true
           throw error
