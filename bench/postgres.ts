@@ -180,6 +180,14 @@ export const postgresBenchmark: Benchmark = {
         row(`log, ${APPENDERS} appenders (group commit)`, grouped),
         row('log, 1 appender', single),
       ])
+      printTable('postgres: each round', ['round', 'raw 1 conn', `raw ${APPENDERS} conn`, `log ${APPENDERS}`, 'log 1', `log ${APPENDERS} / raw 1`], Array.from({ length: rounds }, (_, round) => [
+        String(round + 1),
+        fmtRate(rate(serial[round]!)),
+        fmtRate(rate(parallel[round]!)),
+        fmtRate(rate(grouped[round]!)),
+        fmtRate(rate(single[round]!)),
+        fmtRatio(rate(grouped[round]!) / rate(serial[round]!)),
+      ]))
       const perRound = (ratio: (round: number) => number) => median(Array.from({ length: rounds }, (_, round) => ratio(round)))
       const groupVsSerial = perRound((round) => rate(grouped[round]!) / rate(serial[round]!))
       const groupVsParallel = perRound((round) => rate(grouped[round]!) / rate(parallel[round]!))
