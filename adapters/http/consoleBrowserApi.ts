@@ -13,6 +13,9 @@
  *   GET  /console/api/browser/tabs/:tabId/locate?role=R&name=N → BrowserLocated (where an asked-for element is)
  *   GET  /console/api/browser/runs                       → BrowserRuns        (workflow runs of this daemon's life)
  *   POST /console/api/browser/runs/:runId/cancel         → BrowserRunCancelled (never gated, like workflow_cancel)
+ *   GET  /console/api/browser/saved                      → BrowserSaved       (saved sessions and named profiles)
+ *   POST /console/api/browser/sessions/:name/delete      → BrowserSavedDeleted
+ *   POST /console/api/browser/profiles/:name/delete      → BrowserSavedDeleted (409 PROFILE_IN_USE while a tab of it is open)
  *
  * Errors are `{error, message}` (ConsoleError): 400 bad input, 404 no such tab or run, 409 BROWSER_DISABLED (the Embedded
  * browser setting is off), 503 BROWSER_UNAVAILABLE.
@@ -99,4 +102,27 @@ export interface BrowserRunCancelled {
   readonly status: RunStatus
   /** `already-terminal`: it had ended before the person's cancel reached it; it stays as it ended. */
   readonly outcome: 'cancelled' | 'already-terminal'
+}
+
+/** A session saved by `browser.session_save`: its handle and the origin it belongs to, never a cookie or a value. */
+export interface BrowserSavedSession {
+  readonly name: string
+  readonly origin: string
+}
+
+/** A named profile (`browser.open {profile}`): its name and the origins opened in it, never a login. */
+export interface BrowserSavedProfile {
+  readonly name: string
+  readonly origins: readonly string[]
+}
+
+export interface BrowserSaved {
+  readonly sessions: readonly BrowserSavedSession[]
+  readonly profiles: readonly BrowserSavedProfile[]
+}
+
+export interface BrowserSavedDeleted {
+  readonly name: string
+  /** false: there was none by that name (already deleted). */
+  readonly deleted: boolean
 }

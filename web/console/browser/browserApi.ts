@@ -1,5 +1,6 @@
 import type {
-  BrowserInputSent, BrowserLocated, BrowserRunCancelled, BrowserRuns, BrowserTabClosed, BrowserTabOpened, BrowserTabs, PersonInput,
+  BrowserInputSent, BrowserLocated, BrowserRunCancelled, BrowserRuns, BrowserSaved, BrowserSavedDeleted, BrowserTabClosed, BrowserTabOpened,
+  BrowserTabs, PersonInput,
 } from '../../../adapters/http/consoleBrowserApi.js'
 import { consoleRequest } from '../request.js'
 
@@ -36,6 +37,14 @@ export class BrowserApi {
 
   cancelRun(runId: string): Promise<BrowserRunCancelled> {
     return consoleRequest('POST', `/console/api/browser/runs/${encodeURIComponent(runId)}/cancel`)
+  }
+
+  saved(): Promise<BrowserSaved> {
+    return consoleRequest('GET', '/console/api/browser/saved')
+  }
+
+  deleteSaved(kind: 'session' | 'profile', name: string): Promise<BrowserSavedDeleted> {
+    return consoleRequest('POST', `/console/api/browser/${kind === 'session' ? 'sessions' : 'profiles'}/${encodeURIComponent(name)}/delete`)
   }
 
   /** The tab's live frames (Server-Sent Events; the session cookie goes along, same origin). */

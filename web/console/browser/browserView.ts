@@ -5,12 +5,14 @@ import { actTarget, ApprovalBanner, browserApprovalsFor } from './approvalBanner
 import type { BrowserApi } from './browserApi.js'
 import { LiveInput } from './liveInput.js'
 import { isActiveRun, RunsPanel } from './runsPanel.js'
+import { SavedPanel, type SavedKind } from './savedPanel.js'
 
 /**
  * The Browser view: the strip of every tab (the assistants', each marked with its assistant, and the person's),
  * the address bar, and the live view of the selected tab, where the person's clicks, wheel and keys go to the page.
  * Selecting "New tab" empties the address bar; the URL typed there opens one of the person's own tabs. Beside the
  * live view, the workflow runs on the shown tab (runsPanel.ts); a tab with a run under way is marked in the strip.
+ * The "Saved" button shows the saved sessions and named profiles there too (savedPanel.ts).
  */
 export class BrowserView {
   readonly element: HTMLElement
@@ -25,6 +27,10 @@ export class BrowserView {
   readonly #banner: ApprovalBanner
   readonly #input: LiveInput
   readonly #runsPanel: RunsPanel
+  readonly #savedPanel = new SavedPanel((kind, name) => void this.#deleteSaved(kind, name))
+  readonly #savedOpen = h('button', { className: 'browser-saved-open', text: 'Saved', title: 'Saved sessions and profiles', attrs: { type: 'button', 'aria-pressed': 'false' } })
+  /** The column beside the live view: the runs of the shown tab, the saved state when asked for. */
+  readonly #side = h('div', { className: 'browser-side', attrs: { hidden: '' } })
   #tabs: readonly PersonTabEntry[] = []
   #runs: readonly BrowserRun[] = []
   #enabled = true
@@ -46,7 +52,10 @@ export class BrowserView {
       this.#address,
       h('button', { className: 'browser-go', text: 'Go', attrs: { type: 'submit' } }),
       this.#note,
+      this.#savedOpen,
     )
+    this.#savedOpen.addEventListener('click', () => void this.#toggleSaved())
+    this.#side.append(this.#runsPanel.element, this.#savedPanel.element)
     form.addEventListener('submit', (event) => {
       event.preventDefault()
       void this.#go()
@@ -61,7 +70,7 @@ export class BrowserView {
         'div',
         { className: 'browser-body' },
         h('div', { className: 'browser-stage' }, this.#banner.element, this.#live, this.#outlines, this.#empty),
-        this.#runsPanel.element,
+        this.#side,
       ),
     )
   }
@@ -86,7 +95,38 @@ export class BrowserView {
     this.#runs = runs
     const after = this.#tabs.filter((tab) => this.#runningOn(tab)).map((tab) => tab.tabId).join()
     if (after !== before) this.#render()
-    else this.#runsPanel.update(this.#runs, this.#current())
+    else this.#updateRuns()
+  }
+
+  #updateRuns(): void {
+    this.#runsPanel.update(this.#runs, this.#current())
+    this.#side.hidden = this.#runsPanel.element.hidden && this.#savedPanel.element.hidden
+  }
+
+  /** Lists the saved sessions and profiles while they are shown (the poll calls it every time). */
+  async refreshSaved(): Promise<void> {
+    if (this.#savedPanel.element.hidden) return
+    this.#savedPanel.update(await this.api.saved())
+  }
+
+  async #toggleSaved(): Promise<void> {
+    const show = this.#savedPanel.element.hidden
+    this.#savedOpen.setAttribute('aria-pressed', String(show))
+    this.#savedPanel.element.hidden = !show
+    this.#updateRuns()
+    await this.refreshSaved().catch((error: unknown) => this.#report(error))
+  }
+
+  async #deleteSaved(kind: SavedKind, name: string): Promise<void> {
+    const what = kind === 'session' ? `the saved session "${name}"` : `the profile "${name}" with its logins`
+    if (!confirm(`Delete ${what}? Assistants can no longer load it.`)) return
+    this.#clearError()
+    try {
+      await this.api.deleteSaved(kind, name)
+    } catch (error) {
+      this.#report(error)
+    }
+    await this.refreshSaved().catch((error: unknown) => this.#report(error))
   }
 
   async refreshRuns(): Promise<void> {
@@ -159,7 +199,7 @@ export class BrowserView {
     this.#live.hidden = tab === undefined
     if (tab === undefined) this.#stopFrames()
     else if (this.#framesOf !== tab.tabId) this.#startFrames(tab.tabId)
-    this.#runsPanel.update(this.#runs, tab)
+    this.#updateRuns()
   }
 
   #tabButton(tab: PersonTabEntry): HTMLElement {

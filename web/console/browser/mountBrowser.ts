@@ -8,8 +8,8 @@ const POLL_MS = 1000
 
 /**
  * Adds the Browser view to the console in one place: a "Browser" button in the top bar that swaps the editor area
- * for the view (and back). While it is shown, it polls the tab list, the workflow runs and the pending approvals (the
- * banner over the live view); hidden, it polls nothing and streams no frames.
+ * for the view (and back). While it is shown, it polls the tab list, the workflow runs, the pending approvals (the
+ * banner over the live view) and, while they are shown, the saved sessions and profiles; hidden, it polls nothing and streams no frames.
  */
 export function mountBrowser(shell: Pick<Shell, 'modeSwitch' | 'rail'>, panels: PanelsApi, api = new BrowserApi()): void {
   const editorArea = shell.rail.parentElement
@@ -35,6 +35,7 @@ export function mountBrowser(shell: Pick<Shell, 'modeSwitch' | 'rail'>, panels: 
     await Promise.all([
       view.refresh(),
       view.refreshRuns(),
+      view.refreshSaved(),
       panels.approvals().then((answer) => view.showApprovals(answer.pending)),
     ]).catch(() => undefined)
     setTimeout(() => void poll(), POLL_MS)
