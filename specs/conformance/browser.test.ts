@@ -9,7 +9,7 @@ import type { FixtureSite } from '../browser-engine/support/fixtureSite.js'
 import { approvals, cli, decide, TRANSPORTS, type Rig, type ToolResult, type Transport } from '../support/conformance.js'
 import { useBrowserRig } from '../support/browserRig.js'
 
-const BROWSER_ACTIONS = ['act', 'open', 'navigate', 'close', 'style', 'execute_js', 'workflow_run', 'workflow_cancel', 'console_clear']
+const BROWSER_ACTIONS = ['act', 'open', 'navigate', 'close', 'style', 'execute_js', 'session_save', 'session_load', 'workflow_run', 'workflow_cancel', 'workflow_record', 'console_clear']
 const BROWSER_READ_ACTIONS = ['read', 'screenshot', 'query', 'extract', 'console', 'wait', 'workflow_status', 'wait_for']
 
 /** A browser refusal: `"TOKEN: message"` text, and the token, message and data in structuredContent (BR.GEN.5). */
@@ -55,7 +55,7 @@ describe.each<Transport>(TRANSPORTS)('browser tools over %s', (transport) => {
     site = made.site
   })
 
-  it('GEN.2 the two tools offer exactly the actions built (workflow runs; no workflow_record, session_save/load yet)', async () => {
+  it('GEN.2 the two tools offer exactly the actions built: all twelve of VMark\'s browser actions', async () => {
     const { tools } = await r.session.client.listTools()
     const actions = (name: string) => (tools.find((tool) => tool.name === name)!.inputSchema.properties as Record<string, { enum: string[] }>).action!.enum
     expect(actions('browser')).toEqual(BROWSER_ACTIONS)
