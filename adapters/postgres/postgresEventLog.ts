@@ -123,6 +123,13 @@ const types = {
  * up; only if the node loses its connection before that can such a batch stay in the log (the same ambiguity as an
  * fsync that failed after the bytes reached the file).
  *
+ * When PostgreSQL restarts or cannot be reached, nothing needs reopening: an append that cannot take the lease (or
+ * whose batch keeps failing) fails with JournalWriteError within the write retry window, and once the database is
+ * known to be down each later append fails after one attempt; reads that need the database fail with
+ * LogUnreachableError while what this node holds in memory still answers; the LISTEN connection is made again by
+ * itself and other nodes' commits read in by position, so subscribers miss none; the pool and the writer reconnect
+ * on their next use.
+ *
  * Needs a session-level connection (direct, or a pooler in session mode): the lease is a session lock.
  */
 export class PostgresEventLog implements EventLog {
