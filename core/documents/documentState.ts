@@ -34,6 +34,8 @@ export interface LocalChange {
   readonly textChanged: boolean
 }
 
+type DeleteSet = Y.Snapshot['ds']
+
 /** 2: the save mark records the revision it saved. Older snapshots are not read (the log rebuilds them). */
 const SNAPSHOT_FORMAT = 2
 
@@ -71,20 +73,33 @@ export class DocumentState {
   private lastTextChanged = false
   private lastStateChanged = false
   private lastMirrorChanged = false
-  private localChange = false
-  private cachedContent: { revision: number; text: string } | undefined
-  private cachedHash: { revision: number; hash: string } | undefined
+  /** Set while transactLocal runs: whether its hunks change the text (they always do when there are any). */
+  private localChange: { readonly changesText: boolean } | undefined
+  /**
+   * Counts the transactions that changed the text. The caches below are keyed by it rather than by the revision:
+   * a local change knows its text before its event moves the revision, and the text is the same before and after
+   * the commit that records it.
+   */
+  private textVersion = 0
+  /** Counts every transaction: the cached snapshot is of the state after transaction number `stamp`. */
+  private transactions = 0
+  private cachedContent: { textVersion: number; text: string } | undefined
+  private cachedHash: { textVersion: number; hash: string } | undefined
+  private cachedSnapshot: { stamp: number; snapshot: Y.Snapshot } | undefined
 
   constructor(readonly docId: string) {
     // Accumulated, not assigned: one change can run several transactions (Yjs cleans up formatting in a follow-up
     // transaction of its own), and callers reset both flags before each change they make.
     this.ydoc.on('afterTransaction', (transaction: Y.Transaction) => {
       // A local change of known hunks knows the answer already (see transactLocal).
-      if (!this.localChange) this.lastTextChanged ||= textChanged(transaction, this.text)
+      const changedText = this.localChange ? this.localChange.changesText : textChanged(transaction, this.text)
+      if (!this.localChange) this.lastTextChanged ||= changedText
+      if (changedText) this.textVersion++
       this.lastStateChanged ||=
         transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
       const mirror = this.mirror as unknown as Y.AbstractType<Y.YEvent<Y.XmlFragment>>
       this.lastMirrorChanged ||= transaction.changedParentTypes.has(mirror) || transaction.changed.has(mirror)
+      this.carrySnapshot(transaction)
     })
   }
 
@@ -93,17 +108,48 @@ export class DocumentState {
   }
 
   get content(): string {
-    if (this.cachedContent?.revision !== this.revisionPosition) {
-      this.cachedContent = { revision: this.revisionPosition, text: this.text.toString() }
+    if (this.cachedContent?.textVersion !== this.textVersion) {
+      // O(items), tombstones included: on a long-edited document this walk costs milliseconds, so it is done once
+      // per change of the text at most.
+      this.cachedContent = { textVersion: this.textVersion, text: this.text.toString() }
     }
     return this.cachedContent.text
   }
 
   get contentHash(): string {
-    if (this.cachedHash?.revision !== this.revisionPosition) {
-      this.cachedHash = { revision: this.revisionPosition, hash: sha256(this.content) }
+    if (this.cachedHash?.textVersion !== this.textVersion) {
+      this.cachedHash = { textVersion: this.textVersion, hash: sha256(this.content) }
     }
     return this.cachedHash.hash
+  }
+
+  /**
+   * The Yjs snapshot of the document as it is now (what a tab's base records). A fresh Y.snapshot walks every
+   * struct, tombstones included; after a local change the previous snapshot is carried forward by the change's own
+   * deletions instead (see carrySnapshot), so a run of writes pays the walk once. Treat it as immutable.
+   */
+  snapshot(): Y.Snapshot {
+    if (this.cachedSnapshot?.stamp !== this.transactions) {
+      this.cachedSnapshot = { stamp: this.transactions, snapshot: Y.snapshot(this.ydoc) }
+    }
+    return this.cachedSnapshot.snapshot
+  }
+
+  /**
+   * Keeps the cached snapshot current across a local change: the state after it is the state before plus what
+   * the transaction created (its after-state) and deleted (its delete set). Only a local change is carried: an
+   * applied update can bring garbage-collected structs, deleted without passing through the transaction's delete
+   * set, so any other transaction drops the cache and the next snapshot is taken afresh.
+   */
+  private carrySnapshot(transaction: Y.Transaction): void {
+    const previous = this.cachedSnapshot
+    this.transactions++
+    if (!previous || previous.stamp !== this.transactions - 1 || !this.localChange) {
+      this.cachedSnapshot = undefined
+      return
+    }
+    const deleted = transaction.deleteSet.clients.size === 0 ? previous.snapshot.ds : unitedDeleteSet(previous.snapshot.ds, transaction.deleteSet)
+    this.cachedSnapshot = { stamp: this.transactions, snapshot: Y.createSnapshot(deleted, new Map(transaction.afterState)) }
   }
 
   /**
@@ -153,6 +199,7 @@ export class DocumentState {
     this.position = event.position
   }
 
+
   /** Applies a Yjs update; true when it changed the text. Never throws: a malformed update changes nothing. */
   private applyUpdate(update: Uint8Array): boolean {
     this.lastTextChanged = false
@@ -187,7 +234,7 @@ export class DocumentState {
       update = produced
     }
     this.ydoc.on('update', capture)
-    this.localChange = true
+    this.localChange = { changesText: hunks.length > 0 }
     try {
       this.ydoc.transact(() => {
         // Back to front, so each hunk's offsets are still those of the old text.
@@ -199,7 +246,7 @@ export class DocumentState {
       })
     } finally {
       this.ydoc.off('update', capture)
-      this.localChange = false
+      this.localChange = undefined
     }
     // Hunks from a diff of two different texts always change the text, and an empty list never does; replaying the
     // update decides the same way, by looking at what it did.
@@ -211,7 +258,7 @@ export class DocumentState {
    * next read need not walk the whole Y.Text.
    */
   primeContent(text: string): void {
-    this.cachedContent = { revision: this.revisionPosition, text }
+    this.cachedContent = { textVersion: this.textVersion, text }
   }
 
   /**
@@ -278,6 +325,33 @@ export class DocumentState {
 function metaOf(event: RecordedEvent): DocumentMeta {
   const data = dataOf(event, DocumentCreated)
   return { docId: data.docId, kind: data.kind, path: data.path, title: data.title, origin: data.origin, createdAt: event.at }
+}
+
+/**
+ * The union of two delete sets, in the form Y.snapshot gives (per client, sorted, adjacent ranges merged), so
+ * Y.equalSnapshots compares it with a fresh snapshot correctly. `base` is not changed: clients `added` does not touch
+ * keep their range arrays, shared.
+ */
+function unitedDeleteSet(base: DeleteSet, added: DeleteSet): DeleteSet {
+  const united = Y.createDeleteSet()
+  for (const [client, ranges] of base.clients) united.clients.set(client, ranges)
+  for (const [client, more] of added.clients) {
+    const merged: { clock: number; len: number }[] = []
+    const push = (clock: number, len: number) => {
+      const last = merged[merged.length - 1]
+      if (last && last.clock + last.len >= clock) last.len = Math.max(last.len, clock + len - last.clock)
+      else merged.push({ clock, len })
+    }
+    const old = base.clients.get(client) ?? []
+    let i = 0
+    let j = 0
+    while (i < old.length || j < more.length) {
+      const next = j >= more.length || (i < old.length && old[i]!.clock <= more[j]!.clock) ? old[i++]! : more[j++]!
+      push(next.clock, next.len)
+    }
+    united.clients.set(client, merged as unknown as typeof old)
+  }
+  return united
 }
 
 function sameState(a: Map<number, number>, b: Map<number, number>): boolean {

@@ -42,14 +42,15 @@ export class BaseMismatchError extends Error {
 
 /**
  * Captures the base of a read. `text` must be the document's current `source` content (the string the caller has
- * already materialised for the reader; it is kept, not copied).
+ * already materialised for the reader; it is kept, not copied), and `snapshot` the document's snapshot now, when the
+ * caller has it at hand (DocumentState.snapshot() carries one across local changes); it is kept, never changed.
  *
- * Cost: no walk of the text and no copy of it. `Y.snapshot` reads the state vector (O(clients)) and builds the delete
- * set from the struct store: one pass over each client's struct array, O(structs), not O(characters) (consecutive
- * typing is merged into few structs). The base holds O(clients + deleted ranges) numbers.
+ * Cost: no walk of the text and no copy of it. A fresh `Y.snapshot` reads the state vector (O(clients)) and builds the
+ * delete set from the struct store: one pass over each client's struct array, O(structs), not O(characters)
+ * (consecutive typing is merged into few structs), tombstones included. The base holds O(clients + deleted ranges)
+ * numbers.
  */
-export function captureBase(ydoc: Y.Doc, text: string): DocumentBase {
-  const snapshot = Y.snapshot(ydoc)
+export function captureBase(ydoc: Y.Doc, text: string, snapshot: Y.Snapshot = Y.snapshot(ydoc)): DocumentBase {
   return { text, snapshot, stateVector: snapshot.sv, deleted: snapshot.ds.clients, added: NO_IDS, phantoms: [] }
 }
 
@@ -264,8 +265,15 @@ export function markBeforeWrite(ydoc: Y.Doc): WriteMark {
  * read in between. Base characters others had deleted before the write, kept in `written`, right after one of the
  * write's insertions, become phantoms: Yjs placed the insertion after them among the items.
  */
-export function baseAfterWrite(ydoc: Y.Doc, base: DocumentBase, rebased: RebasedWrite, mark: WriteMark, written: string): DocumentBase {
-  if (!rebased.concurrent) return captureBase(ydoc, written)
+export function baseAfterWrite(
+  ydoc: Y.Doc,
+  base: DocumentBase,
+  rebased: RebasedWrite,
+  mark: WriteMark,
+  written: string,
+  snapshotNow: () => Y.Snapshot = () => Y.snapshot(ydoc),
+): DocumentBase {
+  if (!rebased.concurrent) return captureBase(ydoc, written, snapshotNow())
   const inserted = new IdRangeCollector()
   inserted.add(mark.client, mark.clock, Y.getState(ydoc.store, mark.client) - mark.clock)
   return {
