@@ -53,6 +53,37 @@ function looksLikeAnEdit(removed: string, inserted: string): boolean {
  */
 export function textHunks(before: string, after: string): Hunk[] {
   if (before === after) return []
+  // The diff below scales with what it is given, so it is given only what changed: the whole lines both texts share
+  // at either end are set aside first (one comparison pass each), and an 8-character edit of 1 MiB costs a line.
+  const { prefix, suffix } = commonLines(before, after)
+  const middle = middleHunks(before.slice(prefix, before.length - suffix), after.slice(prefix, after.length - suffix))
+  const hunks = prefix === 0 ? middle : middle.map((hunk) => ({ ...hunk, start: hunk.start + prefix }))
+  return widenAcrossSurrogates(before, hunks)
+}
+
+/**
+ * How many characters at the start (`prefix`) and at the end (`suffix`) of both texts are whole lines they share,
+ * not overlapping. Both ends fall on line starts of both texts, so the middle's line diff sees whole lines, as a
+ * line diff of the whole texts would (and no surrogate pair is cut, since a line ends with a newline).
+ */
+function commonLines(before: string, after: string): { prefix: number; suffix: number } {
+  const shared = diffCommonPrefix(before, after)
+  const prefix = shared === 0 ? 0 : before.lastIndexOf('\n', shared - 1) + 1
+  const room = Math.min(before.length, after.length) - prefix
+  const common = Math.min(diffCommonSuffix(before, after), room)
+  if (common === 0) return { prefix, suffix: 0 }
+  const atLineStart = (text: string, offset: number) => offset === prefix || text.charCodeAt(offset - 1) === NEWLINE
+  const beforeStart = before.length - common
+  if (atLineStart(before, beforeStart) && atLineStart(after, after.length - common)) return { prefix, suffix: common }
+  // Inside the shared end, the first newline is in both texts: what follows it starts a line in each.
+  const newline = before.indexOf('\n', beforeStart)
+  return { prefix, suffix: newline === -1 ? 0 : before.length - newline - 1 }
+}
+
+const NEWLINE = 0x0a
+
+/** The diff proper (see textHunks), of texts that differ. */
+function middleHunks(before: string, after: string): Hunk[] {
   const deadline = Date.now() + DIFF_TIMEOUT_SECONDS * 1000
   const { chars1, chars2, lineArray } = diffLinesToChars(before, after)
   const lines = diffMain(chars1, chars2, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false, deadline)
@@ -86,7 +117,7 @@ export function textHunks(before: string, after: string): Hunk[] {
     }
   }
   flush()
-  return widenAcrossSurrogates(before, toHunks(diffs))
+  return toHunks(diffs)
 }
 
 function toHunks(diffs: Diff[]): Hunk[] {

@@ -60,6 +60,31 @@ describe('textHunks', () => {
     expect(textHunks(before, before)).toEqual([])
   })
 
+  it('scales with the change: the lines both texts share at either end are neither deleted nor inserted', () => {
+    const lines = fc.array(fc.constantFrom('# Title\n', 'a line\n', 'another line\n', '\n', '😀 smile\n', 'no newline'), { maxLength: 8 })
+    fc.assert(
+      fc.property(lines, lines, lines, lines, (head, middleBefore, middleAfter, tail) => {
+        const prefix = head.join('').replace(/[^\n]*$/, '')
+        const suffix = tail.filter((one) => one.endsWith('\n')).join('')
+        const before = prefix + middleBefore.join('') + suffix
+        const after = prefix + middleAfter.join('') + suffix
+        const hunks = textHunks(before, after)
+        expect(applyHunks(before, hunks)).toBe(after)
+        // (Where a line repeats, which copy is the changed one is ambiguous: the amounts are not.)
+        expect(hunks.reduce((sum, hunk) => sum + hunk.deleteCount, 0)).toBeLessThanOrEqual(before.length - prefix.length - suffix.length)
+        expect(hunks.reduce((sum, hunk) => sum + hunk.insert.length, 0)).toBeLessThanOrEqual(after.length - prefix.length - suffix.length)
+      }),
+      fuzzParameters({ numRuns: 1_000 }),
+    )
+    // An 8-character edit of a 1 MiB text is the diff of its line: the same hunks, moved by the lines before it.
+    const paragraph = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n'
+    const body = paragraph.repeat(Math.ceil(2 ** 20 / paragraph.length))
+    const edited = paragraph.replace('dolor', 'DOLOR!!!')
+    const at = paragraph.length * 6_000
+    const big = textHunks(body, body.slice(0, at) + edited + body.slice(at + paragraph.length))
+    expect(big).toEqual(textHunks(paragraph, edited).map((hunk) => ({ ...hunk, start: hunk.start + at })))
+  })
+
   it('keeps a concurrent peer edit elsewhere when a whole-document write lands', () => {
     const base = new Y.Doc()
     base.getText('source').insert(0, 'alpha\nbeta\ngamma\n')
