@@ -22,13 +22,19 @@ export interface FanoutServer {
   stop(): Promise<void>
 }
 
-/** `quire serve`: every peer update is an event, fsync'd before any other peer sees it. */
-export async function startQuire(home: string, workspace: string): Promise<FanoutServer & { restart(): Promise<FanoutServer> }> {
-  const daemon: Daemon = await launchDaemon(home, workspace)
+/**
+ * `quire serve`: every peer update is an event, fsync'd before any other peer gets it; with `relay`, keystrokes go to
+ * the other peers at once and are appended within `relay.windowMs` (adapters/collab/keystrokes.ts).
+ */
+export async function startQuire(home: string, workspace: string, relay?: { readonly windowMs: number }): Promise<FanoutServer & { restart(): Promise<FanoutServer> }> {
+  const daemon: Daemon = await withEnvironment(
+    relay ? { QUIRE_COLLAB_FANOUT: 'relay', QUIRE_COLLAB_APPEND_WINDOW_MS: String(relay.windowMs) } : { QUIRE_COLLAB_FANOUT: undefined },
+    () => launchDaemon(home, workspace),
+  )
   const [port, token] = (await readFile(join(home, 'port'), 'utf8')).trim().split(':') as [string, string]
   let mcp: McpConnection | undefined
   const server = {
-    name: 'quire',
+    name: relay ? 'quire relay' : 'quire',
     pid: daemon.pid,
     url: `ws://127.0.0.1:${port}/collab`,
     params: { token },
@@ -50,10 +56,27 @@ export async function startQuire(home: string, workspace: string): Promise<Fanou
     /** Stops and starts the daemon on the same data directory: its documents are then on disk only, not loaded. */
     async restart() {
       await server.stop()
-      return startQuire(home, workspace)
+      return startQuire(home, workspace, relay)
     },
   }
   return server
+}
+
+/** Runs `body` with `variables` set in this process's environment (which the daemon's spawn copies), then restores them. */
+async function withEnvironment<T>(variables: Record<string, string | undefined>, body: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(variables).map((key) => [key, process.env[key]]))
+  const assign = (values: Record<string, string | undefined>) => {
+    for (const [key, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+  }
+  assign(variables)
+  try {
+    return await body()
+  } finally {
+    assign(saved)
+  }
 }
 
 /** @y/websocket-server 0.1.1 (see fanoutReference.ts). */

@@ -7,6 +7,7 @@ import { decideAccess, isTrue, type AccessDecision } from './access.js'
 import { CollabConnection, type Access } from './connection.js'
 import { LogFanout } from './fanout.js'
 import { CLOSE, DEFAULT_LIMITS, type CollabLimits } from './limits.js'
+import { DURABLE_FAN_OUT, type KeystrokePolicy } from './keystrokes.js'
 import { PeerSession, type SessionContext } from './peerSession.js'
 import { Room, type AwarenessRelay } from './room.js'
 import { tabsRoute } from './tabsRoute.js'
@@ -17,6 +18,8 @@ export interface CollabOptions {
   /** Whether the request carries the person's console session cookie (adapters/http/consoleSessions.ts): the person. */
   readonly isPerson?: (c: Context) => boolean
   readonly limits?: Partial<CollabLimits>
+  /** When a peer's keystroke reaches the other peers (keystrokes.ts); durable fan-out unless given. */
+  readonly keystrokes?: KeystrokePolicy
   /** Carries rooms' awareness to and from other nodes (adapters/redis/presenceBus.ts); none on a single node. */
   readonly awarenessRelay?: AwarenessRelay
 }
@@ -55,6 +58,7 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
     commands: engine.commands.documents,
     fanout,
     awarenessBounds: { maxStateBytes: limits.maxAwarenessStateBytes, maxEntries: limits.maxAwarenessClientsPerConnection },
+    keystrokes: options.keystrokes ?? DURABLE_FAN_OUT,
   }
   const websocketServer = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes })
 

@@ -5,9 +5,10 @@ import type { DocumentState } from '../../core/documents/documentState.js'
 import type { DocumentRepository } from '../../core/documents/documentRepository.js'
 import type { CollabConnection } from './connection.js'
 import type { LogFanout } from './fanout.js'
+import type { KeystrokePolicy } from './keystrokes.js'
 import { CLOSE } from './limits.js'
 import {
-  LimitExceeded, MalformedMessage, parsePeerMessage, permissionDeniedMessage, syncStep1Message, syncStep2Message, type AwarenessBounds,
+  LimitExceeded, MalformedMessage, parsePeerMessage, permissionDeniedMessage, syncStep1Message, syncStep2Message, updateMessage, type AwarenessBounds,
 } from './protocol.js'
 import type { Room } from './room.js'
 
@@ -18,6 +19,8 @@ export interface SessionContext {
   readonly fanout: LogFanout
   /** What one awareness message may hold. */
   readonly awarenessBounds: AwarenessBounds
+  /** When other peers get a keystroke, and when it is appended. */
+  readonly keystrokes: KeystrokePolicy
 }
 
 /**
@@ -55,8 +58,12 @@ export class PeerSession {
           void this.answerSyncStep1(message.stateVector)
           return
         case 'sync-step2':
+          if (this.connection.access.readOnly) this.refuseEdit(message.update)
+          else this.queue(message.update)
+          return
         case 'update':
           if (this.connection.access.readOnly) this.refuseEdit(message.update)
+          else if (this.context.keystrokes.fanOut === 'relay') this.forward(message.update)
           else this.queue(message.update)
           return
         case 'awareness':
@@ -100,10 +107,28 @@ export class PeerSession {
     this.context.fanout.whenDurable(state.position, () => this.connection.send(syncStep2Message(update)))
   }
 
+  /**
+   * `relay`: a keystroke goes to the other peers at once, once it is known to be a Yjs update (never relay bytes that
+   * could break their documents), then waits its window to be appended. A SyncStep2 (a reconnecting peer's catch-up,
+   * possibly large) takes the log's road.
+   */
+  private forward(update: Uint8Array): void {
+    if (isEmptyUpdate(update)) return
+    try {
+      Y.decodeUpdate(update)
+    } catch (error) {
+      throw new MalformedMessage(`not a Yjs update: ${(error as Error).message}`)
+    }
+    this.room.forwardUpdate(this.connection, update, updateMessage(update))
+    this.queue(update)
+  }
+
   private queue(update: Uint8Array): void {
     this.pending.push(update)
-    // Updates that arrive in the same burst (one TCP read holds many frames) become one append.
-    this.flushing ??= new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => this.flush())
+    // Updates that arrive in the same burst (one TCP read holds many frames), or within the relay's window, become
+    // one append.
+    const windowMs = this.context.keystrokes.appendWindowMs
+    this.flushing ??= new Promise<void>((resolve) => (windowMs > 0 ? setTimeout(resolve, windowMs) : queueMicrotask(resolve))).then(() => this.flush())
   }
 
   private async flush(): Promise<void> {

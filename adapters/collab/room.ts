@@ -40,6 +40,14 @@ export class Room {
   private readonly awareness = new awarenessProtocol.Awareness(this.awarenessDoc)
   /** Which connection speaks for each awareness client (a peer may not overwrite or remove another's). */
   private readonly owners = new Map<number, CollabConnection>()
+  /**
+   * Keystrokes forwarded ahead of the log (keystrokes.ts, `relay`): each forward and each join takes the next tick;
+   * a forwarded update remembers its tick, a connection the tick it joined at. A connection that joined after an
+   * update was forwarded never got it, so the log fan-out sends it that update; everyone else had it already.
+   */
+  private tick = 0
+  private readonly joinedAt = new Map<CollabConnection, number>()
+  private readonly forwardedAt = new WeakMap<Uint8Array, number>()
 
   constructor(
     readonly docId: string,
@@ -56,11 +64,13 @@ export class Room {
 
   join(connection: CollabConnection): void {
     this.connections.add(connection)
+    this.joinedAt.set(connection, ++this.tick)
   }
 
   /** Removes a connection and everything it announced; true when the room is now empty. */
   leave(connection: CollabConnection): boolean {
     if (!this.connections.delete(connection)) return this.connections.size === 0
+    this.joinedAt.delete(connection)
     const clients = [...connection.awarenessClients]
     if (clients.length > 0) awarenessProtocol.removeAwarenessStates(this.awareness, clients, null)
     this.presence.dropConnection(connection.label)
@@ -77,11 +87,22 @@ export class Room {
     const assistantEdit = event.actor.kind === 'system' && (event.data as { journal?: number }).journal !== undefined
     let message: Uint8Array | undefined
     let edit: Uint8Array | undefined
+    const forwarded = this.forwardedAt.get(update)
     for (const connection of this.connections) {
       if (connection.label === origin) continue
+      if (forwarded !== undefined && this.joinedAt.get(connection)! < forwarded) continue
       if (assistantEdit && connection.access.assistantEdits) connection.send((edit ??= assistantEditMessage(update)))
       else connection.send((message ??= updateMessage(update)))
     }
+  }
+
+  /**
+   * Sends a peer's update, already checked, to every other peer at once, before the log has it (`message`: the update
+   * message they are sent); {@link broadcastUpdate} then skips the peers that got it.
+   */
+  forwardUpdate(from: CollabConnection, update: Uint8Array, message: Uint8Array): void {
+    this.forwardedAt.set(update, ++this.tick)
+    for (const connection of this.connections) if (connection !== from) connection.send(message)
   }
 
   /**

@@ -4,6 +4,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { AddressInfo } from 'node:net'
 import type { Services } from '../host/services.js'
 import { createCollabEndpoint, type CollabOptions } from '../collab/endpoint.js'
+import { keystrokePolicyFromEnvironment } from '../collab/keystrokes.js'
 import { adminRoutes } from './adminRoute.js'
 import { consoleRoutes } from './console.js'
 import { ConsoleSessions } from './consoleSessions.js'
@@ -79,6 +80,8 @@ export async function startHttpServer(
   // The y-websocket collaboration endpoint (its own token checks: the person read-write, agents read-only).
   const collab = createCollabEndpoint(services, {
     ...(options.presenceBus ? { awarenessRelay: options.presenceBus } : {}),
+    // Relaying keystrokes ahead of the log is opt-in, for measuring it (QUIRE_COLLAB_FANOUT; see keystrokes.ts).
+    keystrokes: keystrokePolicyFromEnvironment(process.env),
     ...options.collab,
     accessToken: token,
     isPerson: (c) => consoleSessions.isPerson(c),

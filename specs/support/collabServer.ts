@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises'
 import { USER } from '../../core/events/actor.js'
 import type { CollabLimits } from '../../adapters/collab/limits.js'
+import type { KeystrokePolicy } from '../../adapters/collab/keystrokes.js'
 import { startHttpServer, type HttpServer } from '../../adapters/http/daemon.js'
 import { openQuire, type Quire, type QuireOptions } from '../../adapters/host/quire.js'
 import { tempDir } from './mcpHarness.js'
@@ -22,10 +23,10 @@ export interface CollabServer {
   close(): Promise<void>
 }
 
-export async function startCollabServer(limits: Partial<CollabLimits> = {}, options: QuireOptions = {}): Promise<CollabServer> {
+export async function startCollabServer(limits: Partial<CollabLimits> = {}, options: QuireOptions = {}, keystrokes?: KeystrokePolicy): Promise<CollabServer> {
   const home = await tempDir('quire-collab-')
   const quire = await openQuire(home, { watchDisk: false, ...options })
-  const http = await startHttpServer(quire.services, { collab: { limits } })
+  const http = await startHttpServer(quire.services, { collab: { limits, ...(keystrokes ? { keystrokes } : {}) } })
   const { engine } = quire.services
   return {
     quire,
