@@ -10,12 +10,16 @@ The data directory is --home DIR, else $QUIRE_HOME, else $XDG_DATA_HOME/quire (~
 commands:
   status                  (the default) the data directory, which process owns it (pid, address, a console
                           link) or that none runs, and what its log holds
-  serve [--port N] [--workspace DIR]... [--store postgres://...]
+  serve [--port N] [--workspace DIR]... [--store postgres://...] [--redis redis://...]
+        [--host 127.0.0.1|0.0.0.0] [--allow-host NAME]...
                           run the daemon: owns the data directory, serves MCP (Streamable HTTP) at
                           http://127.0.0.1:PORT/mcp; writes PORT:TOKEN to the 0600 file DIR/port. Without
                           --port it takes the previous run's port again, or a free one when that is taken.
                           --store (or $QUIRE_STORE) keeps the log in PostgreSQL, shared by every node serving
-                          from it (each node with its own data directory); without it the log is DIR's own
+                          from it (each node with its own data directory); without it the log is DIR's own.
+                          --redis (or $QUIRE_REDIS) shares presence among the nodes ($QUIRE_NODE_ID names
+                          this one). --host 0.0.0.0 listens on every address; --allow-host lets requests
+                          name the node so (a load balancer's name), besides 127.0.0.1 and localhost
   mcp [--workspace DIR]...
                           MCP over stdio for an AI client: attaches to the running daemon, else runs the core
                           embedded; QUIRE_TOKEN (from \`agent add\`) names the agent

@@ -35,6 +35,10 @@ export async function startHttpServer(
   services: Services,
   options: {
     port?: number
+    /** The address to listen on (default 127.0.0.1); a node behind a load balancer listens on its network's. */
+    host?: string
+    /** Host names, besides loopback's, that requests may name this server by (`--allow-host`). */
+    allowedHosts?: readonly string[]
     collab?: Omit<CollabOptions, 'accessToken' | 'isPerson'>
     mcpSessions?: Partial<McpSessionLimits>
     /** Presence and awareness across nodes (adapters/redis/presenceBus.ts): the rooms' relay, and /readyz reports it. */
@@ -51,7 +55,7 @@ export async function startHttpServer(
   const app = new Hono()
   // Before the Host guard: a load balancer names the node as it likes, and these answers hold no data to protect.
   app.route('/', healthRoutes({ store: services.engine.store, checkLog: options.checkLog, presenceBus: options.presenceBus, closing: () => closing }))
-  app.use('*', loopbackOnly(() => port))
+  app.use('*', loopbackOnly(() => port, options.allowedHosts))
   // Every answer is JSON with an `error`, an unknown route or method too (Hono's default is a text 404).
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path.slice(0, 200)}` }, 404))
   // A failure no route expected is still JSON, and says nothing of the process's internals but its message.
@@ -91,7 +95,7 @@ export async function startHttpServer(
 
   const server = await new Promise<ServerType>((resolve, reject) => {
     const listening = serve(
-      { fetch: app.fetch, port: options.port ?? 0, hostname: '127.0.0.1', websocket: { server: collab.websocketServer } },
+      { fetch: app.fetch, port: options.port ?? 0, hostname: options.host ?? '127.0.0.1', websocket: { server: collab.websocketServer } },
       () => resolve(listening),
     )
     listening.once('error', reject)

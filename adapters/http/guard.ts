@@ -2,13 +2,14 @@ import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 
 /**
- * DNS-rebinding and cross-origin protection for a loopback server: the Host header must name this server on a
- * loopback address, and an Origin, when present, must be this server's own origin. Anything else gets 403 before
- * any handler runs (MCP Streamable HTTP security rules).
+ * DNS-rebinding and cross-origin protection: the Host header must name this server on a loopback address, or by one
+ * of the names the operator allowed (`quire serve --allow-host`, for a node behind a load balancer), and an Origin,
+ * when present, must be one of those too. Anything else gets 403 before any handler runs (MCP Streamable HTTP
+ * security rules). An allowed name without a port is allowed on the server's port.
  */
-export function loopbackOnly(port: () => number): MiddlewareHandler {
+export function loopbackOnly(port: () => number, allowed: readonly string[] = []): MiddlewareHandler {
   return async (c, next) => {
-    const allowedHosts = new Set([`127.0.0.1:${port()}`, `localhost:${port()}`, `[::1]:${port()}`])
+    const allowedHosts = new Set([`127.0.0.1:${port()}`, `localhost:${port()}`, `[::1]:${port()}`, ...allowed.map((name) => (/:\d+$/.test(name) ? name : `${name}:${port()}`).toLowerCase())])
     const host = c.req.header('host')
     if (!host || !allowedHosts.has(host.toLowerCase())) return c.json({ error: 'forbidden host' }, 403)
     const origin = c.req.header('origin')

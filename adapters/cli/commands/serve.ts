@@ -6,12 +6,29 @@ import { startHttpServer } from '../../http/daemon.js'
 import { removeStaleTempsIn } from '../../fs/staleTemps.js'
 import { openQuire } from '../../host/quire.js'
 import { sharedStore, StoreNameError, type SharedStore } from '../../host/sharedStore.js'
+import { PresenceBus } from '../../redis/presenceBus.js'
+import { presenceStatusLine } from '../../redis/presenceStatusLine.js'
+
+const LISTEN_ADDRESSES = new Set(['127.0.0.1', '::1', '0.0.0.0', '::'])
 import { listenForServe } from '../previousPort.js'
 import { UsageError } from '../usage.js'
 
 /** `quire serve`: the daemon. Owns the data directory and serves MCP over HTTP on 127.0.0.1 until stopped. */
 export async function serveCommand(home: string, args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const { values } = parseArgs({ args, options: { port: { type: 'string' }, workspace: { type: 'string', multiple: true }, store: { type: 'string' } } })
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      workspace: { type: 'string', multiple: true },
+      store: { type: 'string' },
+      redis: { type: 'string' },
+      host: { type: 'string' },
+      'allow-host': { type: 'string', multiple: true },
+    },
+  })
+  const host = values.host ?? '127.0.0.1'
+  // The port file sends the person's CLI to 127.0.0.1: a node listens there, or on every address.
+  if (!LISTEN_ADDRESSES.has(host)) throw new UsageError(`--host takes ${[...LISTEN_ADDRESSES].join(', ')} (loopback, or every address), not ${values.host}`)
   const port = values.port === undefined ? undefined : Number(values.port)
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port takes a port number, not ${values.port}`)
   const storeName = values.store ?? (env.QUIRE_STORE || undefined)
@@ -22,8 +39,25 @@ export async function serveCommand(home: string, args: string[], out: (line: str
     if (error instanceof StoreNameError) throw new UsageError(error.message)
     throw error
   }
+  const redis = values.redis ?? (env.QUIRE_REDIS || undefined)
+  if (redis !== undefined && !store) throw new UsageError('--redis shares presence among nodes: it needs --store (a log the nodes share)')
   const quire = await openQuire(home, store ? { store: storeName } : {})
+  let presenceBus: PresenceBus | undefined
   try {
+    if (redis !== undefined) {
+      try {
+        presenceBus = new PresenceBus({ redis, presence: quire.services.presence, ...(env.QUIRE_NODE_ID ? { nodeId: env.QUIRE_NODE_ID } : {}) })
+      } catch (error) {
+        throw new UsageError(`--redis: ${(error as Error).message}`)
+      }
+      let said: string | undefined
+      presenceBus.onStatus((status) => {
+        // Said once per change of state (the reason's wording may change while it stays degraded).
+        if (status.state === said) return
+        said = status.state
+        out(presenceStatusLine(status))
+      })
+    }
     for (const folder of values.workspace ?? []) {
       await openWorkspaceAsPerson(quire.services.engine.store, quire.services.engine.views.workspace, resolve(folder), USER)
     }
@@ -31,7 +65,9 @@ export async function serveCommand(home: string, args: string[], out: (line: str
     const { state } = quire.services.engine.views.workspace
     const paths = [...state.documentsByPath.keys(), ...[...state.tabs.values()].flatMap((tab) => (tab.path === null ? [] : [tab.path]))]
     await removeStaleTempsIn(paths.map((path) => dirname(path)))
-    const http = await listenForServe(home, port, (chosen) => startHttpServer(quire.services, { port: chosen }))
+    const http = await listenForServe(home, port, (chosen) =>
+      startHttpServer(quire.services, { port: chosen, host, allowedHosts: values['allow-host'] ?? [], ...(presenceBus ? { presenceBus } : {}) }),
+    )
     out(`quire serving ${home} on ${http.url} (MCP at ${http.url}/mcp); the port file holds the access token`)
     if (store) out(`log: ${store.shown}, shared with every node serving from it`)
     // A one-time link: the token itself is never printed (it would stay in scrollback and service logs).
@@ -40,8 +76,10 @@ export async function serveCommand(home: string, args: string[], out: (line: str
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)
     })
+    // The rooms relay their peers' goodbyes before the bus says its own.
     await http.close()
   } finally {
+    await presenceBus?.close()
     await quire.close()
   }
   return 0
