@@ -7,6 +7,7 @@ import type { Services } from '../host/services.js'
 import type { ConsoleError } from './consoleApi.js'
 import type { BrowserFramesClosed, BrowserInputSent, BrowserLocated, BrowserTabClosed, BrowserTabOpened, BrowserTabs } from './consoleBrowserApi.js'
 import { consoleBrowserRunRoutes } from './consoleBrowserRuns.js'
+import { consoleBrowserRecordingRoutes } from './consoleBrowserRecordings.js'
 import { consoleBrowserSavedRoutes } from './consoleBrowserSaved.js'
 
 /**
@@ -24,6 +25,7 @@ export function consoleBrowserRoutes(services: Services): Hono {
 
   app.route('/', consoleBrowserRunRoutes(services)) // the workflow runs on assistants' tabs: steps as they go, Cancel
   app.route('/', consoleBrowserSavedRoutes(services)) // saved sessions and named profiles: names and origins, delete
+  app.route('/', consoleBrowserRecordingRoutes(services)) // workflow_record: what is being captured, live; the person's Stop
   app.get('/browser/tabs', async (c) => {
     const { embeddedBrowser, browserPosture } = services.settings.state
     const body: BrowserTabs = { tabs: await browser.listTabs(), enabled: embeddedBrowser, posture: browserPosture }

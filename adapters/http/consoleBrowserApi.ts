@@ -16,6 +16,8 @@
  *   GET  /console/api/browser/saved                      → BrowserSaved       (saved sessions and named profiles)
  *   POST /console/api/browser/sessions/:name/delete      → BrowserSavedDeleted
  *   POST /console/api/browser/profiles/:name/delete      → BrowserSavedDeleted (409 PROFILE_IN_USE while a tab of it is open)
+ *   GET  /console/api/browser/recordings                 → BrowserRecordings  (the recordings under way, steps so far)
+ *   POST /console/api/browser/tabs/:tabId/recording/stop → BrowserRecordingStopped (404 RECORDING_NOT_FOUND)
  *
  * Errors are `{error, message}` (ConsoleError): 400 bad input, 404 no such tab or run, 409 BROWSER_DISABLED (the Embedded
  * browser setting is off), 503 BROWSER_UNAVAILABLE.
@@ -125,4 +127,25 @@ export interface BrowserSavedDeleted {
   readonly name: string
   /** false: there was none by that name (already deleted). */
   readonly deleted: boolean
+}
+
+/** A `workflow_record` recording under way on an assistant's tab: what is being captured, as step text. */
+export interface BrowserRecording {
+  readonly recordingId: string
+  readonly tabId: string
+  /** The assistant that asked for it (and gets the workflow with its stop). */
+  readonly principal: string
+  readonly site: string
+  readonly eventCount: number
+  /** The steps so far (`action: click "Publish" (button)`): locators only, never a typed value. */
+  readonly steps: readonly string[]
+}
+
+export interface BrowserRecordings {
+  readonly recordings: readonly BrowserRecording[]
+}
+
+export interface BrowserRecordingStopped {
+  readonly tabId: string
+  readonly stopped: true
 }

@@ -1,6 +1,6 @@
 import type {
-  BrowserInputSent, BrowserLocated, BrowserRunCancelled, BrowserRuns, BrowserSaved, BrowserSavedDeleted, BrowserTabClosed, BrowserTabOpened,
-  BrowserTabs, PersonInput,
+  BrowserInputSent, BrowserLocated, BrowserRecordings, BrowserRecordingStopped, BrowserRunCancelled, BrowserRuns, BrowserSaved,
+  BrowserSavedDeleted, BrowserTabClosed, BrowserTabOpened, BrowserTabs, PersonInput,
 } from '../../../adapters/http/consoleBrowserApi.js'
 import { consoleRequest } from '../request.js'
 
@@ -45,6 +45,14 @@ export class BrowserApi {
 
   deleteSaved(kind: 'session' | 'profile', name: string): Promise<BrowserSavedDeleted> {
     return consoleRequest('POST', `/console/api/browser/${kind === 'session' ? 'sessions' : 'profiles'}/${encodeURIComponent(name)}/delete`)
+  }
+
+  recordings(): Promise<BrowserRecordings> {
+    return consoleRequest('GET', '/console/api/browser/recordings')
+  }
+
+  stopRecording(tabId: string): Promise<BrowserRecordingStopped> {
+    return consoleRequest('POST', `/console/api/browser/tabs/${encodeURIComponent(tabId)}/recording/stop`)
   }
 
   /** The tab's live frames (Server-Sent Events; the session cookie goes along, same origin). */

@@ -1,9 +1,10 @@
-import type { BrowserRun, BrowserTabs, PersonTabEntry, ScreencastFrame } from '../../../adapters/http/consoleBrowserApi.js'
+import type { BrowserRecording, BrowserRun, BrowserTabs, PersonTabEntry, ScreencastFrame } from '../../../adapters/http/consoleBrowserApi.js'
 import type { PanelApproval } from '../../../adapters/http/consolePanelsApi.js'
 import { h } from '../dom.js'
 import { actTarget, ApprovalBanner, browserApprovalsFor } from './approvalBanner.js'
 import type { BrowserApi } from './browserApi.js'
 import { LiveInput } from './liveInput.js'
+import { RecordControl } from './recordControl.js'
 import { isActiveRun, RunsPanel } from './runsPanel.js'
 import { SavedPanel, type SavedKind } from './savedPanel.js'
 
@@ -12,7 +13,9 @@ import { SavedPanel, type SavedKind } from './savedPanel.js'
  * the address bar, and the live view of the selected tab, where the person's clicks, wheel and keys go to the page.
  * Selecting "New tab" empties the address bar; the URL typed there opens one of the person's own tabs. Beside the
  * live view, the workflow runs on the shown tab (runsPanel.ts); a tab with a run under way is marked in the strip.
- * The "Saved" button shows the saved sessions and named profiles there too (savedPanel.ts).
+ * The "Saved" button shows the saved sessions and named profiles there too (savedPanel.ts); the Record button allows
+ * an assistant's request to record its tab, and stops the recording, whose capture is listed there live
+ * (recordControl.ts).
  */
 export class BrowserView {
   readonly element: HTMLElement
@@ -27,12 +30,15 @@ export class BrowserView {
   readonly #banner: ApprovalBanner
   readonly #input: LiveInput
   readonly #runsPanel: RunsPanel
+  readonly #record: RecordControl
   readonly #savedPanel = new SavedPanel((kind, name) => void this.#deleteSaved(kind, name))
   readonly #savedOpen = h('button', { className: 'browser-saved-open', text: 'Saved', title: 'Saved sessions and profiles', attrs: { type: 'button', 'aria-pressed': 'false' } })
   /** The column beside the live view: the runs of the shown tab, the saved state when asked for. */
   readonly #side = h('div', { className: 'browser-side', attrs: { hidden: '' } })
   #tabs: readonly PersonTabEntry[] = []
   #runs: readonly BrowserRun[] = []
+  #recordings: readonly BrowserRecording[] = []
+  #pending: readonly PanelApproval[] = []
   #enabled = true
   /** The shown tab; null with `#drafting` is the New tab state. */
   #selected: string | null = null
@@ -42,9 +48,17 @@ export class BrowserView {
   #viewport: { width: number; height: number } | null = null
   #frameCount = 0
 
-  constructor(private readonly api: BrowserApi, openApprovals: () => void) {
+  constructor(private readonly api: BrowserApi, openApprovals: () => void, allow: (approvalId: string) => Promise<unknown>) {
     this.#banner = new ApprovalBanner(openApprovals)
     this.#runsPanel = new RunsPanel((runId) => this.#cancelRun(runId), openApprovals)
+    this.#record = new RecordControl((approvalId) => this.#reported(async () => {
+      await allow(approvalId)
+      this.#pending = this.#pending.filter((approval) => approval.approvalId !== approvalId)
+      this.#updateSide()
+    }), (tabId) => this.#reported(async () => {
+      await this.api.stopRecording(tabId)
+      await this.refreshRecordings()
+    }))
     this.#input = new LiveInput(this.#live, () => this.#viewport, (input) => this.#selected === null ? Promise.resolve() : this.api.input(this.#selected, input), (error) => this.#report(error))
     const form = h(
       'form',
@@ -52,10 +66,11 @@ export class BrowserView {
       this.#address,
       h('button', { className: 'browser-go', text: 'Go', attrs: { type: 'submit' } }),
       this.#note,
+      this.#record.button,
       this.#savedOpen,
     )
     this.#savedOpen.addEventListener('click', () => void this.#toggleSaved())
-    this.#side.append(this.#runsPanel.element, this.#savedPanel.element)
+    this.#side.append(this.#record.panel, this.#runsPanel.element, this.#savedPanel.element)
     form.addEventListener('submit', (event) => {
       event.preventDefault()
       void this.#go()
@@ -91,16 +106,47 @@ export class BrowserView {
 
   /** The workflow runs (newest first): the shown tab's beside the live view, the strip's marks for the others. */
   showRuns(runs: readonly BrowserRun[]): void {
-    const before = this.#tabs.filter((tab) => this.#runningOn(tab)).map((tab) => tab.tabId).join()
-    this.#runs = runs
-    const after = this.#tabs.filter((tab) => this.#runningOn(tab)).map((tab) => tab.tabId).join()
-    if (after !== before) this.#render()
-    else this.#updateRuns()
+    this.#withMarks(() => (this.#runs = runs))
   }
 
-  #updateRuns(): void {
-    this.#runsPanel.update(this.#runs, this.#current())
-    this.#side.hidden = this.#runsPanel.element.hidden && this.#savedPanel.element.hidden
+  /** The recordings under way: the shown tab's capture beside the live view, the strip's marks for the others. */
+  showRecordings(recordings: readonly BrowserRecording[]): void {
+    this.#withMarks(() => (this.#recordings = recordings))
+  }
+
+  async refreshRecordings(): Promise<void> {
+    this.showRecordings((await this.api.recordings()).recordings)
+  }
+
+  /** Applies `change`; the strip is drawn again only when a tab's run or recording mark changed. */
+  #withMarks(change: () => void): void {
+    const marks = () => this.#tabs.map((tab) => `${tab.tabId}:${this.#runningOn(tab)}:${this.#recordedOn(tab)}`).join()
+    const before = marks()
+    change()
+    if (marks() !== before) this.#render()
+    else this.#updateSide()
+  }
+
+  #recordedOn(tab: PersonTabEntry): boolean {
+    return this.#recordings.some((recording) => recording.tabId === tab.tabId && recording.principal === tab.principal)
+  }
+
+  #updateSide(): void {
+    const tab = this.#current()
+    this.#runsPanel.update(this.#runs, tab)
+    this.#record.update(this.#recordings, this.#pending, tab)
+    this.#side.hidden = this.#runsPanel.element.hidden && this.#savedPanel.element.hidden && this.#record.panel.hidden
+  }
+
+  /** Runs one of the person's actions, its refusal shown over the view (and passed on, so its button resets). */
+  async #reported(work: () => Promise<void>): Promise<void> {
+    this.#clearError()
+    try {
+      await work()
+    } catch (error) {
+      this.#report(error)
+      throw error
+    }
   }
 
   /** Lists the saved sessions and profiles while they are shown (the poll calls it every time). */
@@ -113,7 +159,7 @@ export class BrowserView {
     const show = this.#savedPanel.element.hidden
     this.#savedOpen.setAttribute('aria-pressed', String(show))
     this.#savedPanel.element.hidden = !show
-    this.#updateRuns()
+    this.#updateSide()
     await this.refreshSaved().catch((error: unknown) => this.#report(error))
   }
 
@@ -137,19 +183,17 @@ export class BrowserView {
     return this.#runs.some((run) => run.tabId === tab.tabId && run.principal === tab.principal && isActiveRun(run))
   }
 
-  async #cancelRun(runId: string): Promise<void> {
-    this.#clearError()
-    try {
+  #cancelRun(runId: string): Promise<void> {
+    return this.#reported(async () => {
       await this.api.cancelRun(runId)
       await this.refreshRuns()
-    } catch (error) {
-      this.#report(error)
-      throw error
-    }
+    })
   }
 
   async showApprovals(pending: readonly PanelApproval[]): Promise<void> {
     const tab = this.#current()
+    this.#pending = pending
+    this.#updateSide()
     const about = browserApprovalsFor(pending, tab)
     this.#banner.update(about)
     const target = about.map(actTarget).find((found) => found !== null)
@@ -199,7 +243,7 @@ export class BrowserView {
     this.#live.hidden = tab === undefined
     if (tab === undefined) this.#stopFrames()
     else if (this.#framesOf !== tab.tabId) this.#startFrames(tab.tabId)
-    this.#updateRuns()
+    this.#updateSide()
   }
 
   #tabButton(tab: PersonTabEntry): HTMLElement {
@@ -216,6 +260,7 @@ export class BrowserView {
       h('span', { className: 'browser-tab-owner', text: who }),
       h('span', { className: 'browser-tab-title', text: tab.title || tab.url || 'New tab' }),
       ...(this.#runningOn(tab) ? [h('span', { className: 'browser-tab-run', text: 'run', title: 'A workflow runs on this tab' })] : []),
+      ...(this.#recordedOn(tab) ? [h('span', { className: 'browser-tab-rec', text: 'rec', title: 'What you do on this tab is being recorded' })] : []),
     )
     if (tab.automationMode === 'human') {
       const close = h('button', { className: 'browser-tab-close', text: '×', title: 'Close tab', attrs: { type: 'button', 'aria-label': 'Close tab' } })
