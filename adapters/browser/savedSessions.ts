@@ -112,7 +112,7 @@ export class SavedSessions {
   constructor(options: SavedSessionsOptions) {
     this.#dir = options.dir
     this.#file = new KeyFile(options.keyFile ?? join(options.dir, 'session.key'))
-    this.#keyringOption = options.keyring ?? 'detect'
+    this.#keyringOption = options.keyring === undefined ? 'detect' : options.keyring
     this.#now = options.now ?? Date.now
   }
 

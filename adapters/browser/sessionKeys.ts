@@ -109,6 +109,8 @@ function run(executable: string, args: readonly string[], input: string): Promis
       clearTimeout(timer)
       resolve({ code, stdout, stderr })
     })
+    // A tool that exits before reading its stdin (lookup needs none) must not take the process down with EPIPE.
+    child.stdin.on('error', () => undefined)
     child.stdin.end(input)
   })
 }
