@@ -23,9 +23,14 @@ export const BRIDGE_TO_MIRROR = 'quire:bridge:to-mirror'
 export const BRIDGE_TO_SOURCE = 'quire:bridge:to-source'
 
 
-/** Whether a WYSIWYG mirror exists: a non-empty fragment (a WYSIWYG document always holds at least one block). */
+/**
+ * Whether a WYSIWYG mirror exists: a non-empty fragment (a WYSIWYG document always holds at least one block). Asked
+ * without creating the fragment, which an idle document should not carry (see DocumentState). A peer's update into
+ * a fragment nobody created yet leaves Yjs's untyped placeholder under the name, whose length counts the same.
+ */
 export function mirrorIsAttached(ydoc: Y.Doc): boolean {
-  return ydoc.getXmlFragment(MIRROR_FRAGMENT).length > 0
+  const fragment = ydoc.share.get(MIRROR_FRAGMENT)
+  return fragment !== undefined && fragment._length > 0
 }
 
 /**

@@ -55,11 +55,9 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 export class DocumentState {
   readonly ydoc = new Y.Doc()
   readonly text = this.ydoc.getText('source')
-  /**
-   * The WYSIWYG mirror that ProseMirror editors bind (y-prosemirror): kept in step with `source` by the core's
-   * bridge while it is attached (non-empty); its changes never change the revision, which follows `source` only.
-   */
-  readonly mirror = this.ydoc.getXmlFragment(MIRROR_FRAGMENT)
+  // The WYSIWYG mirror that ProseMirror editors bind (y-prosemirror, the fragment MIRROR_FRAGMENT) is not created
+  // here: most documents never have a WYSIWYG editor, and an idle document should cost what a plain Y.Doc of its
+  // text costs. The bridge creates it when the first editor attaches; its changes never change the revision.
   meta: DocumentMeta | undefined
   /** Last stream version and log position folded in. */
   version = 0
@@ -97,8 +95,8 @@ export class DocumentState {
       if (changedText) this.textVersion++
       this.lastStateChanged ||=
         transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
-      const mirror = this.mirror as unknown as Y.AbstractType<Y.YEvent<Y.XmlFragment>>
-      this.lastMirrorChanged ||= transaction.changedParentTypes.has(mirror) || transaction.changed.has(mirror)
+      const mirror = this.ydoc.share.get(MIRROR_FRAGMENT)
+      if (mirror) this.lastMirrorChanged ||= transaction.changedParentTypes.has(mirror) || transaction.changed.has(mirror)
       this.carrySnapshot(transaction)
     })
   }

@@ -5,6 +5,7 @@ import { openEngine } from '../../core/engine.js'
 import { USER } from '../../core/events/actor.js'
 import { DocumentState } from '../../core/documents/documentState.js'
 import { textHunks } from '../../core/documents/textDiff.js'
+import { MIRROR_FRAGMENT } from '../../core/markdown/mirror.js'
 import { fuzzParameters } from '../support/fuzz.js'
 import { useTempHomes } from '../support/tempHome.js'
 
@@ -61,7 +62,7 @@ describe('document caches', () => {
     )
   })
 
-  it('a tab\'s writes do not rebuild the text from its items', async () => {
+  it('a tab\'s writes neither rebuild the text from its items nor create the WYSIWYG mirror', async () => {
     const engine = await openEngine(await newHome())
     try {
       const initial = Array.from({ length: 50 }, (_, i) => `line ${i}\n`).join('')
@@ -80,6 +81,7 @@ describe('document caches', () => {
       expect(state.content).toBe(second.replace('line 2\n', ''))
       expect(written.changed).toBe(true)
       expect(walks).not.toHaveBeenCalled()
+      expect(state.ydoc.share.has(MIRROR_FRAGMENT)).toBe(false)
     } finally {
       await engine.close()
     }
