@@ -123,9 +123,10 @@ describe('console Browser view: workflow runs (Chromium)', () => {
     const ended = await until(runId, (seen) => seen.status !== 'running')
     expect(ended).toMatchObject({ status: 'cancelled', reasonCode: 'cancelled', reason: 'cancelled by the person in the console' })
     expect(ended).not.toHaveProperty('pendingApproval')
-    // Stopping asked the person nothing (never gated), and the prompt the run waited on is withdrawn.
+    // The prompt the run waited on is withdrawn as the runner lets go of the run (just after the cancel is
+    // recorded), and stopping asked the person nothing (never gated).
+    await eventually(async () => quire.services.approvals.find(waiting.pendingApproval!.approvalId)?.status, (status) => status !== 'pending')
     expect((await quire.services.approvals.list()).length).toBe(approvalsBefore)
-    expect(quire.services.approvals.find(waiting.pendingApproval!.approvalId)?.status).not.toBe('pending')
 
     await eventually(() => card.getAttribute('data-status'), (shown) => shown === 'cancelled')
     expect(await card.locator('.browser-run-status').textContent()).toBe('Cancelled')
@@ -166,6 +167,39 @@ describe('console Browser view: workflow runs (Chromium)', () => {
     expect(await unknown.json()).toMatchObject({ error: 'RUN_NOT_FOUND' })
     expect((await fetch(`${server.url}/console/api/browser/runs`)).status).toBe(401)
     expect((await fetch(`${server.url}/console/api/browser/runs/${newest!.runId}/cancel`, { method: 'POST' })).status).toBe(401)
+  })
+})
+
+describe('console runs list across a daemon restart', () => {
+  it('runs of an earlier daemon (ended as interrupted) are not listed: tab ids start again, so they would show on a new tab', async () => {
+    const home = await tempDir('quire-browser-runs-restart-')
+    const site = await serveFixtureSite()
+    try {
+      const first = await openQuire(home, { watchDisk: false })
+      const asker = { connection: 'mcp-claude-1', principal: 'claude', actor: { kind: 'mcp', principal: 'claude', connection: 'mcp-claude-1' } } as const
+      const { tabId } = await first.services.browser.open('claude', site.url('/workflow.html'))
+      // A goal step pauses the run at once: it is left paused when the daemon goes.
+      const { runId } = await first.services.workflowRunner.start({ principal: 'claude', asker, tabId, source: '---\nsite: fixture\n---\n1. goal: write the post\n' })
+      await eventually(async () => first.services.workflowRuns.state.runs.get(runId)?.status, (status) => status === 'paused')
+      await first.close()
+
+      const second = await openQuire(home, { watchDisk: false })
+      const server = await startHttpServer(second.services)
+      try {
+        expect(second.services.workflowRuns.state.runs.get(runId)).toMatchObject({ status: 'failed', tabId })
+        const asPerson = { authorization: `Bearer ${server.token}` }
+        expect(await (await fetch(`${server.url}/console/api/browser/runs`, { headers: asPerson })).json()).toEqual({ runs: [] })
+        const cancel = await fetch(`${server.url}/console/api/browser/runs/${runId}/cancel`, { method: 'POST', headers: asPerson })
+        expect(cancel.status).toBe(404)
+        expect(await cancel.json()).toMatchObject({ error: 'RUN_NOT_FOUND' })
+      } finally {
+        await server.close()
+        await second.close()
+      }
+    } finally {
+      await site.close()
+      await rm(home, { recursive: true, force: true })
+    }
   })
 })
 
