@@ -117,7 +117,7 @@ export class WorkflowRecorder {
       this.#ended.delete(chosen)
       return ended.stopped
     }
-    throw new QuireError('RECORDING_NOT_FOUND', chosen === undefined ? 'you have no recording under way' : `no recording on ${chosen}; start one with workflow_record {recordOp: "start"}`)
+    throw new QuireError('RECORDING_NOT_FOUND', chosen === undefined ? 'you have no recording under way, or several: name the tab with tabId' : `no recording on ${chosen}; start one with workflow_record {recordOp: "start"}`)
   }
 
   /** The person's stop from the console: the capture ends at once; the assistant's `stop` still gets the workflow. */
