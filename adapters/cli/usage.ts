@@ -53,8 +53,9 @@ commands:
                           exit 0 when identical, 1 with a summary of what differs or is damaged
   migrate --to postgres://… [--from DIR] [--schema NAME]
                           copy the LevelDB log of DIR (default: the data directory) into an empty PostgreSQL
-                          log (schema NAME, default quire) event for event, then compare both: counts, stream
-                          heads and a hash over every event; snapshots are rebuilt there, not copied
+                          log (schema NAME, or ?schema= in the URL as --store takes it; default quire) event
+                          for event, then compare both: counts, stream heads and a hash over every event;
+                          snapshots are rebuilt there, not copied
   ingest-trace FILE       replay a josephg editing trace (gzip JSON) as Yjs peer edits, one event per
                           transaction; the last line printed is the new document's id
   doc create FILE [--kind markdown|yaml-workflow]

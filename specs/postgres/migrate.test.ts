@@ -117,12 +117,14 @@ describe('quire migrate: a LevelDB log into PostgreSQL', () => {
     expect(Number(rows[0]!.count)).toBe(0)
   })
 
-  it('given a PostgreSQL log that already holds events, when migrating into it, then the command refuses, exit 1, and the log is unchanged', async () => {
+  it('given a PostgreSQL log that already holds events (its schema named in the URL), when migrating into it, then the command refuses, exit 1, and the log is unchanged', async () => {
     const home = await homeWithHistory()
     const schema = `taken_${randomBytes(4).toString('hex')}`
-    expect((await runCli(['migrate', '--from', home, '--to', database(), '--schema', schema])).code).toBe(0)
+    // The schema named as `quire serve --store` takes it, inside the URL.
+    const store = `${database()}${database().includes('?') ? '&' : '?'}schema=${schema}`
+    expect((await runCli(['migrate', '--from', home, '--to', store])).code).toBe(0)
     const before = await admin.query(`SELECT position, record FROM "${schema}".events ORDER BY position`)
-    const again = await runCli(['migrate', '--from', home, '--to', database(), '--schema', schema])
+    const again = await runCli(['migrate', '--from', home, '--to', store])
     expect(again.code).toBe(1)
     expect(again.stderr).toMatch(new RegExp(`^quire: the PostgreSQL log \\(schema ${schema}\\) already holds ${before.rows.length} events: migrate copies into an empty log only; nothing was copied\\n$`))
     const after = await admin.query(`SELECT position, record FROM "${schema}".events ORDER BY position`)

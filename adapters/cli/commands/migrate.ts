@@ -17,12 +17,15 @@ import { UsageError } from '../usage.js'
  */
 export async function migrateCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
   const { values } = parseArgs({ args, options: { from: { type: 'string' }, to: { type: 'string' }, schema: { type: 'string' } } })
-  const to = values.to
-  if (!to) throw new UsageError('migrate needs --to postgres://…')
-  if (!/^postgres(ql)?:\/\//.test(to)) throw new UsageError(`--to must be a PostgreSQL connection string (postgres://…), not ${JSON.stringify(redacted(to))}`)
+  if (!values.to) throw new UsageError('migrate needs --to postgres://…')
+  if (!/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError(`--to must be a PostgreSQL connection string (postgres://…), not ${JSON.stringify(redacted(values.to))}`)
+  const { connectionString: to, schema: named } = withoutSchema(values.to)
+  if (named !== undefined && values.schema !== undefined && named !== values.schema) {
+    throw new UsageError(`--to says schema=${named} and --schema says ${values.schema}: give one`)
+  }
   const from = values.from === undefined ? home : resolve(values.from)
   if (!existsSync(join(from, 'log'))) throw new MigrationRefusedError(`there is no Quire log in ${from} (no ${join(from, 'log')}); nothing was copied`)
-  const schema = values.schema ?? 'quire'
+  const schema = values.schema ?? named ?? 'quire'
   const where = `${redacted(to)} (schema ${schema})`
   const registry = new VerbatimRegistry(createEventRegistry())
 
@@ -73,6 +76,20 @@ async function openTarget(to: string, schema: string, registry: VerbatimRegistry
   } catch (error) {
     throw new MigrationRefusedError(`cannot open the PostgreSQL log at ${where}: ${(error as Error).message}; ${consequence}`, { cause: error })
   }
+}
+
+/**
+ * `--to` as `quire serve --store` takes it: Quire's own `schema=` parameter (the PostgreSQL schema of the log) taken
+ * out, the rest passed to PostgreSQL as given.
+ */
+function withoutSchema(value: string): { readonly connectionString: string; readonly schema: string | undefined } {
+  const query = value.indexOf('?')
+  if (query === -1) return { connectionString: value, schema: undefined }
+  const params = new URLSearchParams(value.slice(query + 1))
+  const schema = params.get('schema') ?? undefined
+  params.delete('schema')
+  const rest = params.toString()
+  return { connectionString: value.slice(0, query) + (rest === '' ? '' : `?${rest}`), schema }
 }
 
 /** The connection string without its password, for messages. */
