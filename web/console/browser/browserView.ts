@@ -33,7 +33,7 @@ export class BrowserView {
   readonly #record: RecordControl
   readonly #savedPanel = new SavedPanel((kind, name) => void this.#deleteSaved(kind, name))
   readonly #savedOpen = h('button', { className: 'browser-saved-open', text: 'Saved', title: 'Saved sessions and profiles', attrs: { type: 'button', 'aria-pressed': 'false' } })
-  /** The column beside the live view: the runs of the shown tab, the saved state when asked for. */
+  /** The column beside the live view: the shown tab's recording and runs, the saved state when asked for. */
   readonly #side = h('div', { className: 'browser-side', attrs: { hidden: '' } })
   #tabs: readonly PersonTabEntry[] = []
   #runs: readonly BrowserRun[] = []

@@ -93,6 +93,8 @@ export class RecordControl {
     try {
       if (state.kind === 'recording') await this.onStop(state.recording.tabId)
       else await this.onAllow(state.approval.approvalId)
+    } catch {
+      // Shown over the view by the caller; the button is the person's to press again.
     } finally {
       this.button.disabled = false
     }
