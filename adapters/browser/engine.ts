@@ -869,6 +869,7 @@ export class BrowserEngine {
       ...(await this.#state(tab)),
       automationMode: tab.automationMode,
       ...(tab.automationMode === 'human' ? {} : { principal: tab.principal }),
+      ...(tab.profile !== undefined ? { profile: tab.profile } : {}),
       front: front > 0 && tab.frontedAt === front,
     })))
   }

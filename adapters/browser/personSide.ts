@@ -15,6 +15,8 @@ export interface PersonTabEntry {
   readonly automationMode: AutomationMode
   /** The assistant that opened it; absent on the person's own tabs. */
   readonly principal?: string
+  /** The named browser profile an assistant's tab was opened in (`open {profile}`); absent otherwise. */
+  readonly profile?: string
   /** Redacted (no query, no fragment), as everywhere the engine answers. */
   readonly url: string
   readonly title: string
