@@ -32,6 +32,8 @@ describe('named profiles in the engine', () => {
     expect(await cookieSeen(rig.engine, 'claude', home.tabId)).toBe('cookie: home')
     expect(rig.engine.profileOf('claude', work.tabId)).toBe('work')
     expect(rig.engine.profileOf('claude', sandbox.tabId)).toBeUndefined()
+    const listed = Object.fromEntries((await rig.engine.listTabs()).map((tab) => [tab.tabId, tab.profile ?? null]))
+    expect(listed).toEqual({ [work.tabId]: 'work', [home.tabId]: 'home', [sandbox.tabId]: null })
     // Another principal opening the same profile reaches the same store (a profile is the data directory's, by name).
     const other = await rig.engine.open('gemini', rig.site.url('/cookie/show'), { profile: 'work' })
     expect(await cookieSeen(rig.engine, 'gemini', other.tabId)).toBe('cookie: work')
