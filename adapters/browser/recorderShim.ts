@@ -11,7 +11,8 @@
  * input (`<input type=submit value="Log in">`), which is its name: that value is the page's own text, not the
  * person's, and is read only for submit, button, reset and image inputs, which nobody types into.
  *
- * Events the page made itself (`isTrusted` false: `el.click()`, `dispatchEvent`) are not the person's and are ignored.
+ * Events the page made itself (`isTrusted` false: `el.click()`, `dispatchEvent`) are not the person's and are ignored,
+ * and so are the assistant's own acts (agentLib dispatches synthetic events): only the person's input is recorded.
  * A click into a text field only focuses it (its edit is what counts); a click on a label is taken as the click on
  * its control; an implicit submit (Enter in a field) is taken as a click on the form's default button.
  */
@@ -158,8 +159,17 @@ export const RECORDER_SHIM_SOURCE = String.raw`(() => {
     report({ t: 'edit', ...located(el), field })
   }
 
+  // A submit event is the browser's even when a script asked for it (requestSubmit, a scripted click on a submit
+  // button): it is the person's only right after they pressed Enter, in the same task.
+  let enterPressed = false
+  const onKeydown = (event) => {
+    if (!event.isTrusted || event.key !== 'Enter') return
+    enterPressed = true
+    setTimeout(() => { enterPressed = false }, 0)
+  }
+
   const onSubmit = (event) => {
-    if (!event.isTrusted) return
+    if (!event.isTrusted || !enterPressed) return
     const submitter = event.submitter
     if (submitter && submitter === lastClicked) return
     if (submitter) return clicked(submitter)
@@ -170,12 +180,14 @@ export const RECORDER_SHIM_SOURCE = String.raw`(() => {
   window.addEventListener('click', onClick, options)
   window.addEventListener('input', onInput, options)
   window.addEventListener('submit', onSubmit, options)
+  window.addEventListener('keydown', onKeydown, options)
   Object.defineProperty(globalThis, '__quireRecorder', {
     value: Object.freeze({
       disarm: () => {
         window.removeEventListener('click', onClick, options)
         window.removeEventListener('input', onInput, options)
         window.removeEventListener('submit', onSubmit, options)
+        window.removeEventListener('keydown', onKeydown, options)
       },
     }),
   })

@@ -93,8 +93,18 @@ describe('the recorder\'s capture shim', () => {
     `)
     await personClick(tabId, 'h1')
     await personClick(tabId, '#b-aria')
+    // The assistant's own acts are not the person's either, nor a form the page's script sends.
+    await rig.engine.navigate(AGENT, tabId, rig.site.url('/record/login.html'))
+    await rig.engine.act(AGENT, tabId, { operation: 'click', target: { role: 'checkbox', name: 'Remember me' } })
+    await rig.engine.act(AGENT, tabId, { operation: 'type', target: { role: 'textbox', name: 'Email' }, text: 'agent@example.com' })
+    await rig.engine.executeJs(AGENT, tabId, "document.getElementById('login').requestSubmit()")
+    await rig.engine.waitFor(AGENT, tabId, { text: 'New post' })
     await capture.disarm()
-    expect(seen).toEqual([{ kind: 'click', role: 'button', name: 'By aria-label' }])
+    expect(seen).toEqual([
+      { kind: 'click', role: 'button', name: 'By aria-label' },
+      { kind: 'page', url: rig.site.url('/record/login.html'), byPage: false },
+      { kind: 'page', url: expect.stringContaining(rig.site.url('/record/compose.html?')), byPage: true },
+    ])
   })
 
   test('BR.WORKFLOW_RECORD.12 the shim comes back in every document the tab loads, and tells the page\'s own loads from the browser\'s; disarmed, nothing is left', async () => {
