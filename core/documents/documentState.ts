@@ -9,6 +9,7 @@ import { dataOf } from '../events/schema.js'
 import type { Hunk } from './textDiff.js'
 import { textChanged } from './contentChange.js'
 import { MIRROR_FRAGMENT } from '../markdown/mirror.js'
+import { ReviewBacklog, type ReviewBacklogFields } from './reviewBacklog.js'
 
 export interface SavedMark {
   readonly path: string
@@ -84,6 +85,10 @@ export class DocumentState {
   private cachedContent: { textVersion: number; text: string } | undefined
   private cachedHash: { textVersion: number; hash: string } | undefined
   private cachedSnapshot: { stamp: number; snapshot: Y.Snapshot } | undefined
+  /** The review backlog folded with the rest (undefined while nothing counted); see reviewBacklog(). */
+  private review: ReviewBacklog | undefined
+  /** False when restored from a snapshot written before snapshots kept the backlog. */
+  private reviewKnown = true
 
   constructor(readonly docId: string) {
     // Accumulated, not assigned: one change can run several transactions (Yjs cleans up formatting in a follow-up
@@ -190,13 +195,28 @@ export class DocumentState {
         if (this.divergence && dataOf(event, DivergenceResolved).choice === 'keep') this.divergence = { ...this.divergence, kept: true }
         break
       default:
-        // Journal entries and future event types do not change the fold.
+        // Journal entries and future event types do not change the fold (review marks: the backlog's, below).
         break
     }
+    this.foldReview(event)
     this.version = event.streamVersion
     this.position = event.position
   }
 
+  private foldReview(event: RecordedEvent): void {
+    if (this.reviewKnown && ReviewBacklog.counts(event)) (this.review ??= new ReviewBacklog()).apply(event)
+  }
+
+  /**
+   * The document's review backlog as of `version`, a copy the caller may fold further; undefined when this state
+   * came from a snapshot that did not keep it (the caller then folds the stream from its start).
+   */
+  reviewBacklog(): ReviewBacklog | undefined {
+    if (!this.reviewKnown) return undefined
+    const copy = this.review ? ReviewBacklog.fromFields(this.review.fields()) : new ReviewBacklog()
+    copy.version = this.version
+    return copy
+  }
 
   /** Applies a Yjs update; true when it changed the text. Never throws: a malformed update changes nothing. */
   private applyUpdate(update: Uint8Array): boolean {
@@ -270,6 +290,7 @@ export class DocumentState {
     }
     if (event.type === 'document.created' || changedText) this.revisionPosition = event.position
     if (event.type === 'document.created') this.meta = metaOf(event)
+    this.foldReview(event)
     this.version = event.streamVersion
     this.position = event.position
   }
@@ -284,6 +305,8 @@ export class DocumentState {
       revisionPosition: this.revisionPosition,
       saved: this.saved ? { ...this.saved } : null,
       divergence: this.divergence ? { ...this.divergence } : null,
+      // Absent (not null) when unknown: a reader then folds the stream for it, as before snapshots kept it.
+      ...(this.reviewKnown ? { review: this.review ? this.review.fields() : null } : {}),
     })
     encoding.writeVarUint8Array(encoder, Y.encodeStateAsUpdate(this.ydoc))
     return encoding.toUint8Array(encoder)
@@ -301,6 +324,7 @@ export class DocumentState {
       revisionPosition: number
       saved: SavedMark | null
       divergence?: { sha256: string; kept: boolean } | null
+      review?: ReviewBacklogFields | null
     }
     const state = new DocumentState(docId)
     Y.applyUpdate(state.ydoc, decoding.readVarUint8Array(decoder))
@@ -310,6 +334,8 @@ export class DocumentState {
     state.revisionPosition = fields.revisionPosition
     state.saved = fields.saved
     state.divergence = fields.divergence ?? null
+    state.reviewKnown = fields.review !== undefined
+    state.review = fields.review ? ReviewBacklog.fromFields(fields.review) : undefined
     state.snapshotVersion = fields.version
     return state
   }

@@ -101,6 +101,19 @@ export const DivergenceResolved = defineEvent({
   schema: z.object({ choice: z.enum(['keep', 'reload']) }),
 })
 
+/**
+ * The person reviewed a document's AI changes up to a log position (a revision of the document): every AI write whose
+ * change landed at or before `upToPosition` is reviewed; later ones are not. Recorded in the document's own stream
+ * (`doc:<id>`), so the review backlog folds from that stream alone, and a later mark never rewrites an earlier one.
+ * Defined here, with the document's other events, because the document's fold counts the backlog (its snapshot
+ * keeps it); registered with the review events (core/review/events.ts).
+ */
+export const ReviewMarked = defineEvent({
+  type: 'review.marked',
+  version: 1,
+  schema: z.object({ upToPosition: z.number().int().nonnegative() }),
+})
+
 export const documentEvents = [
   DocumentCreated,
   DocumentChanged,

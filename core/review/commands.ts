@@ -80,7 +80,8 @@ export class ReviewCommands {
   private async catchUp(docId: string): Promise<ReviewBacklog> {
     let backlog = this.backlogs.get(docId)
     if (!backlog) {
-      backlog = new ReviewBacklog()
+      // The document's fold keeps its backlog (and its snapshot does): only the events past it are read here.
+      backlog = (await this.documents.get(docId))?.reviewBacklog() ?? new ReviewBacklog()
       this.backlogs.set(docId, backlog)
     }
     for await (const event of this.store.readStream(documentStream(docId), { fromVersion: backlog.version + 1 })) backlog.apply(event)

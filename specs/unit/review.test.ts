@@ -9,6 +9,8 @@ import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import type { RecordedEvent } from '../../core/log/eventLog.js'
 import { ReviewBacklog } from '../../core/review/backlog.js'
+import { documentStream } from '../../core/documents/events.js'
+import { positionOfRevision } from '../../core/documents/revision.js'
 import { ReviewCommands } from '../../core/review/commands.js'
 import { restoreRevision } from '../../core/review/restore.js'
 import { diffRevisions, lineDiff } from '../../core/review/revisionDiff.js'
@@ -100,6 +102,43 @@ describe('ReviewCommands', () => {
       await engine.commands.documents.write({ docId, content: 'b\n', actor: CODEX })
       expect(await commands.unreviewed(docId)).toBe(1)
       expect(await review(engine).unreviewed(docId)).toBe(1)
+    } finally {
+      await engine.close()
+    }
+  })
+
+  it('keeps the backlog in the document\'s snapshot: after a restart the count is the stream\'s, read from the snapshot on', async () => {
+    const home = await newHome()
+    let engine = await openEngine(home)
+    const docId = await documentWith(engine, 'a\n')
+    const commands = review(engine)
+    for (let i = 1; i <= 4; i++) await engine.commands.documents.write({ docId, content: `a\n${i}\n`, actor: i % 2 === 0 ? CLAUDE : CODEX })
+    const second = (await engine.documents.get(docId))!.revision
+    await commands.markReviewed(docId, second, USER)
+    await engine.commands.documents.write({ docId, content: 'a\n5\n', actor: CLAUDE })
+    await engine.commands.documents.write({ docId, content: 'a\n6\n', actor: USER })
+    expect(await commands.unreviewed(docId)).toBe(1)
+    await engine.close()
+    engine = await openEngine(home)
+    try {
+      const reads: number[] = []
+      const readStream = engine.store.readStream.bind(engine.store)
+      engine.store.readStream = (stream, options) => {
+        reads.push(options?.fromVersion ?? 1)
+        return readStream(stream, options)
+      }
+      const state = (await engine.documents.get(docId))!
+      reads.length = 0
+      const restarted = review(engine)
+      expect(await restarted.unreviewed(docId)).toBe(1)
+      expect(await restarted.reviewedUpTo(docId)).toBe(positionOfRevision(second))
+      // Only what lies past the document's own fold is read: nothing of the stream it already holds.
+      expect(reads.every((fromVersion) => fromVersion > state.version)).toBe(true)
+      // The same count as a fold of the whole stream.
+      const folded = new ReviewBacklog()
+      for await (const recorded of readStream(documentStream(docId))) folded.apply(recorded)
+      expect(folded.unreviewed).toBe(1)
+      expect(folded.reviewedUpTo).toBe(positionOfRevision(second))
     } finally {
       await engine.close()
     }
