@@ -30,6 +30,39 @@ const DIFF_TIMEOUT_SECONDS = 0.05
  */
 const REFINE_LIMIT = 8_000
 
+/**
+ * A large middle whose lines the two texts share less than this (by characters, each line counted as often as both
+ * have it) is a rewrite, replaced whole without a line diff.
+ */
+const REWRITE_SHARE = 0.2
+
+/**
+ * The share of the longer text's characters in lines both texts have, each line counted as often as both have it:
+ * an upper bound of what any line diff could keep. O(lines).
+ */
+function sharedLineShare(chars1: string, chars2: string, lineArray: readonly string[]): number {
+  const counts = new Map<number, number>()
+  for (let i = 0; i < chars1.length; i++) {
+    const line = chars1.charCodeAt(i)
+    counts.set(line, (counts.get(line) ?? 0) + 1)
+  }
+  let shared = 0
+  let length1 = 0
+  for (let i = 0; i < chars1.length; i++) length1 += lineArray[chars1.charCodeAt(i)]!.length
+  let length2 = 0
+  for (let i = 0; i < chars2.length; i++) {
+    const line = chars2.charCodeAt(i)
+    const size = lineArray[line]!.length
+    length2 += size
+    const left = counts.get(line) ?? 0
+    if (left > 0) {
+      counts.set(line, left - 1)
+      shared += size
+    }
+  }
+  return shared / Math.max(length1, length2, 1)
+}
+
 /** At most this long refining one block; past it the block is replaced whole. */
 const BLOCK_BUDGET_MS = 3
 
@@ -86,6 +119,11 @@ const NEWLINE = 0x0a
 function middleHunks(before: string, after: string): Hunk[] {
   const deadline = Date.now() + DIFF_TIMEOUT_SECONDS * 1000
   const { chars1, chars2, lineArray } = diffLinesToChars(before, after)
+  if (before.length + after.length > REFINE_LIMIT && sharedLineShare(chars1, chars2, lineArray) < REWRITE_SHARE) {
+    // A rewrite: the line diff would search until its deadline to keep a few blank lines, and the block it found
+    // would be replaced whole anyway (it is past REFINE_LIMIT).
+    return [{ start: 0, deleteCount: before.length, insert: after }]
+  }
   const lines = diffMain(chars1, chars2, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false, deadline)
   diffCharsToLines(lines, lineArray)
   const diffs: Diff[] = []

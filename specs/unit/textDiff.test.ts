@@ -85,6 +85,20 @@ describe('textHunks', () => {
     expect(big).toEqual(textHunks(paragraph, edited).map((hunk) => ({ ...hunk, start: hunk.start + at })))
   })
 
+  it('replaces a rewritten large text whole, and still diffs a large middle that keeps its lines', () => {
+    const paragraphs = (seed: string) => Array.from({ length: 300 }, (_, i) => `Paragraph ${seed}${i}: words ${seed} ${i * 7} more words.\n\n`).join('')
+    const before = paragraphs('a')
+    const after = paragraphs('b')
+    // One replacement of everything but the blank line both end with.
+    expect(textHunks(before, after)).toEqual([{ start: 0, deleteCount: before.length - 1, insert: after.slice(0, -1) }])
+    // Two edits far apart: the middle between them is large, but its lines are the same.
+    const twoEdits = before.replace('words a 7 ', 'words A 7 ').replace('words a 2065 ', 'words A 2065 ')
+    const hunks = textHunks(before, twoEdits)
+    expect(applyHunks(before, hunks)).toBe(twoEdits)
+    expect(hunks.length).toBe(2)
+    expect(hunks.every((hunk) => hunk.deleteCount + hunk.insert.length <= 4)).toBe(true)
+  })
+
   it('keeps a concurrent peer edit elsewhere when a whole-document write lands', () => {
     const base = new Y.Doc()
     base.getText('source').insert(0, 'alpha\nbeta\ngamma\n')
