@@ -50,7 +50,8 @@ function sizesFor(options: RunOptions): Sizes {
   }
 }
 const READ_TARGET = 1
-const WRITE_TARGET = 1.5
+/** Issue 16: within 1.5x of write_file for an edit or a paragraph, 2.5x for a whole new text. */
+const WRITE_TARGETS: Readonly<Record<EditKind, number>> = { edit: 1.5, paragraph: 1.5, 'new-text': 2.5 }
 
 const wireBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8')
 
@@ -201,12 +202,13 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
         },
         ...quireWrites.map((series, index): TargetResult => {
           const ratio = p50(series) / p50(otherPooled)
+          const target = WRITE_TARGETS[EDIT_KINDS[index]!]
           return {
             benchmark: 'mcp-filesystem',
             name: `document.write p50 / write_file p50 (${sizeLabel}, ${EDIT_KINDS[index]})`,
             ratio,
-            target: `≤ ${WRITE_TARGET}x`,
-            met: ratio <= WRITE_TARGET,
+            target: `≤ ${target}x`,
+            met: ratio <= target,
           }
         }),
       ]

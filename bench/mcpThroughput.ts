@@ -37,6 +37,8 @@ const CLIENTS = 8
 const SIZE = 10 * 1024
 const KIND: EditKind = 'edit'
 const TARGET = 4
+/** Issue 16: the daemon's 8/1 scaling at least 0.9 of what the disk gives raw calls (the floor's own 8/1). */
+const FLOOR_SHARE_TARGET = 0.9
 
 interface Writer {
   readonly connection: McpConnection
@@ -206,6 +208,13 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
       const floorRatio = rate(floorMany) / rate(floorSingle)
       const targets: TargetResult[] = [
         { benchmark: 'mcp-throughput', name: `${CLIENTS} clients / 1 client write rate (one daemon)`, ratio, target: `≥ ${TARGET}x`, met: ratio >= TARGET },
+        {
+          benchmark: 'mcp-throughput',
+          name: `${CLIENTS}/1 clients' ratio / the raw floor's ${CLIENTS}/1 ratio`,
+          ratio: ratio / floorRatio,
+          target: `≥ ${FLOOR_SHARE_TARGET}x`,
+          met: ratio / floorRatio >= FLOOR_SHARE_TARGET,
+        },
         { benchmark: 'mcp-throughput', name: `raw floor, ${CLIENTS} writers / 1 writer rate (context)`, ratio: floorRatio, target: 'none', met: null },
       ]
       return targets

@@ -36,7 +36,10 @@ function sizesFor(options: RunOptions): Sizes {
 }
 
 const SIZE = 10 * 1024
-const TARGET = 3
+/** Issue 16: p50 within 2x the floor for an edit or a paragraph, 2.5x for a whole new text. */
+const TARGETS: Readonly<Record<EditKind, number>> = { edit: 2, paragraph: 2, 'new-text': 2.5 }
+/** Issue 16: the server's CPU per write within 2x the floor's own CPU per call. */
+const CPU_TARGET = 2
 
 /** The floor: one synced LevelDB put and one atomic fsync'd file write of the same bytes, as a durable save needs. */
 function floorLoop(label: string, ms: number, minCalls: number, db: ClassicLevel<string, Uint8Array>, path: string, text: MarkdownText, counter: { n: number }): Promise<Series> {
@@ -44,6 +47,24 @@ function floorLoop(label: string, ms: number, minCalls: number, db: ClassicLevel
     const bytes = Buffer.from(text.change('paragraph'), 'utf8')
     await db.put(`k${(counter.n++).toString().padStart(10, '0')}`, bytes, { sync: true })
     await atomicWriteFsync(path, bytes)
+  })
+}
+
+/**
+ * What a saved document.write waits for on the disk, done with raw calls in this process: its synced appends in their
+ * order (the journal entry holding the text, the applied change, the save's record) around the same atomic file
+ * write. No CPU of Quire's in it: its ratio to the floor is the most a write can come down to on this disk, with the
+ * journal semantics as they are (JRNL.1: the entry is on disk before the document changes; the change is on disk
+ * before the answer says durable; the file is on disk before its record says so).
+ */
+function durabilityLoop(label: string, ms: number, minCalls: number, db: ClassicLevel<string, Uint8Array>, path: string, text: MarkdownText, counter: { n: number }): Promise<Series> {
+  const key = () => `s${(counter.n++).toString().padStart(10, '0')}`
+  return timeLoop(label, ms, minCalls, undefined, async () => {
+    const bytes = Buffer.from(text.change('paragraph'), 'utf8')
+    await db.put(key(), bytes, { sync: true })
+    await db.put(key(), bytes.subarray(0, 64), { sync: true })
+    await atomicWriteFsync(path, bytes)
+    await db.put(key(), bytes.subarray(0, 200), { sync: true })
   })
 }
 
@@ -104,6 +125,8 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
 
       const floorBefore = await floorLoop('floor before', floorMs, minCalls, db, floorPath, floorText, counter)
       await settle()
+      const durability = await durabilityLoop('durability alone (raw calls)', floorMs, minCalls, db, floorPath, floorText, counter)
+      await settle()
       const writes: Series[] = []
       for (const document of documents) {
         writes.push(await writeLoop(`document.write: ${document.kind}`, phaseMs, minCalls, quire, document))
@@ -133,7 +156,7 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
       printTable(
         `mcp-write: document.write of ${fmtInt(SIZE)} bytes over stdio (save: true) vs the floor (synced LevelDB put + fsync'd atomic file write)`,
         ['run', 'calls', 'calls/s', 'p50', 'p99', 'p50 vs floor', 'p99 vs floor', 'server CPU/call', 'bench CPU/call'],
-        [row(floorBefore, true), row(floorAfter, true), row(floor, true), ...writes.map((series) => row(series, false))],
+        [row(floorBefore, true), row(floorAfter, true), row(floor, true), row(durability, true), ...writes.map((series) => row(series, false))],
       )
       for (const kind of EDIT_KINDS) console.log(`  ${kind}: each call sends the whole ${fmtInt(SIZE)}-byte text with ${describeEdit[kind]}`)
       console.log(
@@ -142,17 +165,37 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
           '  document.write: one MCP call per write from this process (MCP SDK client) to `quire mcp`; it journals the text ' +
           '(synced), applies it as a minimal diff (synced), saves the file atomically (fsync file and directory) and records ' +
           'the save (synced) before answering. server CPU/call: the server process (all threads, /proc); bench CPU/call: this ' +
-          'process (the MCP client, or the floor itself).',
+          'process (the MCP client, or the floor itself).\n' +
+          '  durability alone: that sequence with raw calls in this process (synced put of the text, of 64 bytes, the atomic ' +
+          'write, synced put of 200 bytes): the disk\'s share of a write, with no CPU of Quire\'s.',
       )
       const targets: TargetResult[] = writes.map((series, index) => {
         const ratio = p50(series) / floorP50
+        const target = TARGETS[EDIT_KINDS[index]!]
         return {
           benchmark: 'mcp-write',
           name: `document.write p50 / floor p50 (10 KB, ${EDIT_KINDS[index]})`,
           ratio,
-          target: `≤ ${TARGET}x`,
-          met: ratio <= TARGET,
+          target: `≤ ${target}x`,
+          met: ratio <= target,
         }
+      })
+      // The floor's own CPU (this process, doing the floor's calls) against the server's per write.
+      const floorCpu = (floor.clientCpuMs ?? Number.NaN) / floor.latencies.length
+      const editCpu = (writes[0]!.serverCpuMs ?? Number.NaN) / writes[0]!.latencies.length
+      targets.push({
+        benchmark: 'mcp-write',
+        name: 'server CPU per write / the floor\'s CPU per call (10 KB, edit)',
+        ratio: editCpu / floorCpu,
+        target: `≤ ${CPU_TARGET}x`,
+        met: editCpu / floorCpu <= CPU_TARGET,
+      })
+      targets.push({
+        benchmark: 'mcp-write',
+        name: 'for context: durability alone (raw calls) p50 / floor p50, 10 KB',
+        ratio: p50(durability) / floorP50,
+        target: 'none',
+        met: null,
       })
       return targets
     } finally {
