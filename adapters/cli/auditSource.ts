@@ -1,7 +1,7 @@
 import { auditEvents, type AuditEvent, type AuditQuery } from '../../projections/audit/auditEvent.js'
 import { replayDocument } from '../../core/audit/replay.js'
 import { verify, type VerifyReport } from '../../core/audit/verify.js'
-import { openEngine } from '../../core/engine.js'
+import { openEngineHome } from '../host/engineHome.js'
 import { findOwner } from './owner.js'
 
 const LOG_PAGE = 10_000
@@ -45,7 +45,7 @@ export async function openAuditSource(home: string): Promise<AuditSource> {
       async close() {},
     }
   }
-  const engine = await openEngine(home)
+  const engine = await openEngineHome(home)
   return {
     events: (query) => auditEvents(engine, query),
     replay: (pathOrId, at) => replayDocument(engine, pathOrId, at),

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEngineHome } from '../host/engineHome.js'
 import { isQuireError } from '../../core/errors.js'
 import { makeHomePrivate, resolveHome } from '../../core/home.js'
 import { keepOwnFilesPrivate } from '../fs/fileModes.js'
@@ -76,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
     const directory = resolveHome(home)
     await makeHomePrivate(directory)
-    engine = await openEngine(directory)
+    engine = await openEngineHome(directory)
     const out = outputTo(process.stdout, command.raw ? 'raw' : 'lines', 'stop')
     return await command.run(engine, args, out)
   } catch (error) {

@@ -1,7 +1,6 @@
-import { openEngine, type Engine, type EngineOptions } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
 import { DiskSync } from './diskSync.js'
-import { holdNodeHome } from './nodeHome.js'
-import { sharedStore } from './sharedStore.js'
+import { openEngineHome, type EngineHomeOptions } from './engineHome.js'
 import { createFileSystem } from './fileSystem.js'
 import { createServices, type Services } from './services.js'
 import { QUIRE_VERSION } from './version.js'
@@ -12,12 +11,7 @@ export interface Quire {
   close(): Promise<void>
 }
 
-export interface QuireOptions extends EngineOptions {
-  /**
-   * Where the log lives: absent for the data directory's own embedded log; a `postgres://` URL (see sharedStore.ts)
-   * for a log several nodes share, each node with a data directory of its own.
-   */
-  readonly store?: string
+export interface QuireOptions extends EngineHomeOptions {
   /** Watch the files of open tabs for changes by other programs (default true). */
   readonly watchDisk?: boolean
   /** Where problems that concern no caller are reported (a watch that failed, say). */
@@ -31,17 +25,7 @@ export interface QuireOptions extends EngineOptions {
 export async function openQuire(home: string, options: QuireOptions = {}): Promise<Quire> {
   let diskSync: DiskSync | undefined
   const fileSystem = options.fileSystem ?? createFileSystem(home, (path, sha256) => diskSync?.watcher.expectWrite(path, sha256))
-  const store = options.store === undefined ? undefined : sharedStore(options.store)
-  const held = store ? await holdNodeHome(home) : undefined
-  const turns = store?.turns()
-  let engine: Engine
-  try {
-    engine = await openEngine(home, { ...options, fileSystem, ...(store && turns ? { openLog: store.open, crossNodeTurns: turns } : {}) })
-  } catch (error) {
-    await turns?.close()
-    await held?.release()
-    throw error
-  }
+  const engine = await openEngineHome(home, { ...options, fileSystem })
   const services = createServices(engine, QUIRE_VERSION)
   if (options.watchDisk !== false) diskSync = new DiskSync(services, options.log)
   return {
@@ -52,12 +36,7 @@ export async function openQuire(home: string, options: QuireOptions = {}): Promi
       services.workflowRunner.stop()
       await services.workflowRecorder.close()
       await services.browser.stop()
-      try {
-        await engine.close()
-      } finally {
-        await turns?.close()
-        await held?.release()
-      }
+      await engine.close()
     },
   }
 }

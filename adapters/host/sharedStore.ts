@@ -1,7 +1,8 @@
 import type { EventLog } from '../../core/log/eventLog.js'
 import type { EventRegistry } from '../../core/events/schema.js'
 import { AdvisoryTurns } from '../postgres/advisoryTurns.js'
-import { PostgresEventLog } from '../postgres/postgresEventLog.js'
+import { PostgresEventLog, type PostgresEventLogOptions } from '../postgres/postgresEventLog.js'
+import { asUnreachable } from '../postgres/unreachable.js'
 
 /** PostgresEventLog's own default. */
 const DEFAULT_SCHEMA = 'quire'
@@ -10,10 +11,13 @@ const DEFAULT_SCHEMA = 'quire'
 export interface SharedStore {
   /** The connection string without Quire's own `schema` parameter, safe to show (no password). */
   readonly shown: string
-  readonly open: (registry: EventRegistry) => Promise<EventLog>
+  readonly open: (registry: EventRegistry, options?: SharedLogOptions) => Promise<EventLog>
   /** Each document's write turn held among the nodes (a connection of its own, opened on first use). */
   readonly turns: () => AdvisoryTurns
 }
+
+/** What the embedded log's options mean on the shared one too: its clock, its retry window, and tests' write faults. */
+export type SharedLogOptions = Pick<PostgresEventLogOptions, 'now' | 'interceptWrite' | 'writeRetryWindowMs' | 'closeTimeoutMs'>
 
 /** Thrown for a `--store` that names no store Quire can use. */
 export class StoreNameError extends Error {}
@@ -38,7 +42,11 @@ export function sharedStore(value: string): SharedStore {
   const shown = connectionString.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/, '$1:***@')
   return {
     shown: shown + (schema === undefined ? '' : ` (schema ${schema})`),
-    open: (registry) => PostgresEventLog.open(connectionString, { registry, ...(schema === undefined ? {} : { schema }) }),
+    open: (registry, options = {}) =>
+      PostgresEventLog.open(connectionString, { ...options, registry, ...(schema === undefined ? {} : { schema }) }).catch((error: unknown) => {
+        // Said as the store's error (the CLI prints its message), not as a stack trace from pg.
+        throw asUnreachable('opening the log', error)
+      }),
     turns: () => new AdvisoryTurns(connectionString, schema ?? DEFAULT_SCHEMA),
   }
 }

@@ -18,8 +18,9 @@ export interface EventLog {
    * match, the whole append fails with ExpectedVersionConflictError and leaves no trace. Of several appends racing
    * on the same expected version of a stream, exactly one succeeds. Rejects with InvalidAppendError for input that
    * can never be valid (no streams, a stream named twice, a stream without events, an invalid stream name) and with
-   * the event registry's error for an unknown type or an invalid payload, and with StoreClosedError once `close`
-   * has been called.
+   * the event registry's error for an unknown type or an invalid payload, with StoreClosedError once `close` has
+   * been called, and with JournalWriteError when a log that is not this process's alone cannot be reached to assign
+   * positions (nothing was appended).
    *
    * Resolves once the log has assigned the events their positions and stream versions (each stream's events get
    * contiguous positions, in the order given); this is not yet durability. The batch's `durable` promise says when

@@ -1,4 +1,5 @@
-import type { EventInput, EventLog, RecordedEvent } from '../log/eventLog.js'
+import type { AppendedBatch, EventInput, EventLog, RecordedEvent } from '../log/eventLog.js'
+import { JournalWriteError } from '../log/errors.js'
 import type { ExpectedStreamVersion } from '../log/expectedVersion.js'
 import { QuireError } from '../errors.js'
 
@@ -27,7 +28,14 @@ export interface Appended {
  * events are folded into its owner's state, in the order given.
  */
 export async function appendFolded(log: EventLog, appends: readonly FoldingAppend[]): Promise<Appended> {
-  const batch = await log.append(appends.map(({ stream, events, expectedVersion }) => ({ stream, events, expectedStreamVersion: expectedVersion })))
+  let batch: AppendedBatch
+  try {
+    batch = await log.append(appends.map(({ stream, events, expectedVersion }) => ({ stream, events, expectedStreamVersion: expectedVersion })))
+  } catch (error) {
+    // A shared log refuses at once while its database cannot be reached: as a write that failed, nothing changed.
+    if (error instanceof JournalWriteError) throw new QuireError('JOURNAL_UNAVAILABLE', `the log could not record this change, so nothing was changed: ${error.message}`)
+    throw error
+  }
   const recorded = batch.streams.map((appended, index) => {
     appends[index]!.fold(appended.events)
     return appended.events

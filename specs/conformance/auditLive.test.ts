@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CLI, launchDaemon } from '../support/mcpHarness.js'
+import { testStoreEnv } from '../support/testStore.js'
 
-const quire = (home: string, ...args: string[]) => spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', timeout: 30_000 })
+const quire = (home: string, ...args: string[]) => spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...testStoreEnv(home) } })
 
 describe('auditing a running daemon', () => {
   it('log, replay and verify work while the daemon owns the data directory, answering what they would answer offline', async () => {

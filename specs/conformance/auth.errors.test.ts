@@ -15,8 +15,9 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { CLI, launchDaemon, type Daemon } from '../support/mcpHarness.js'
+import { testStoreEnv } from '../support/testStore.js'
 
-const quire = (home: string, ...args: string[]) => spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', timeout: 60_000 })
+const quire = (home: string, ...args: string[]) => spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...testStoreEnv(home) } })
 
 /**
  * The SDK's stdio framing over a `quire mcp` child this test spawned itself, so the test also sees how it exits
@@ -53,7 +54,7 @@ class ChildStdioTransport implements Transport {
 /** `quire mcp` with `token` as QUIRE_TOKEN, an SDK client's `initialize` sent to it, and how that went. */
 async function initializeWith(home: string, token: string): Promise<{ error: unknown; code: number | null; stderr: string }> {
   const { QUIRE_HOME: _home, QUIRE_TOKEN: _token, ...inherited } = process.env
-  const child = spawn(process.execPath, [CLI, '--home', home, 'mcp'], { env: { ...inherited, QUIRE_TOKEN: token }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [CLI, '--home', home, 'mcp'], { env: { ...inherited, ...testStoreEnv(home), QUIRE_TOKEN: token }, stdio: ['pipe', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const transport = new ChildStdioTransport(child)
@@ -157,7 +158,7 @@ describe('a token revoked while quire mcp uses it', () => {
 
 async function connectStdio(home: string, token: string): Promise<{ client: Client; transport: ChildStdioTransport }> {
   const { QUIRE_HOME: _home, QUIRE_TOKEN: _token, ...inherited } = process.env
-  const child = spawn(process.execPath, [CLI, '--home', home, 'mcp'], { env: { ...inherited, QUIRE_TOKEN: token }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [CLI, '--home', home, 'mcp'], { env: { ...inherited, ...testStoreEnv(home), QUIRE_TOKEN: token }, stdio: ['pipe', 'pipe', 'pipe'] })
   const transport = new ChildStdioTransport(child)
   const client = new Client({ name: 'quire-auth-errors', version: '1.0.0' })
   await client.connect(transport)

@@ -8,6 +8,7 @@ import { USER } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import { tempDir } from '../support/mcpHarness.js'
 import { removeAll } from '../support/conformance.js'
+import { withTestStore } from '../support/testStore.js'
 
 describe('COM.ADDR validateAddresses', () => {
   let home: string
@@ -28,7 +29,7 @@ describe('COM.ADDR validateAddresses', () => {
 
   beforeAll(async () => {
     home = await tempDir('quire-com-addr-')
-    quire = await openQuire(home, { watchDisk: false })
+    quire = await openQuire(home, withTestStore(home, { watchDisk: false }))
     const { comments, engine } = quire.services
     const create = async (content: string) =>
       (await engine.commands.documents.create({ kind: 'markdown', content, path: null, title: 'T', origin: 'untitled', actor: USER })).docId

@@ -12,6 +12,7 @@ import { USER } from '../../core/events/actor.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
 import { docOfTab, envelope, eventually, launchFaulty, LogStall, ok, openTab, plainString, real, within, type FaultySession } from '../support/faultSession.js'
 import { launchInProcess, tempDir } from '../support/mcpHarness.js'
+import { withTestStore } from '../support/testStore.js'
 
 describe('comments against a faulty log (in-process)', () => {
   let T: string
@@ -63,7 +64,7 @@ describe('comments against a faulty log (in-process)', () => {
     } finally {
       await session.close()
     }
-    const reopened = await openQuire(home, { watchDisk: false })
+    const reopened = await openQuire(home, withTestStore(home, { watchDisk: false }))
     try {
       const [thread] = await reopened.services.comments.threads(docId)
       expect(thread!.head.state).toBe('addressed')

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { CLI, launchDaemon, type Session } from '../support/mcpHarness.js'
+import { testStoreEnv } from '../support/testStore.js'
 
 /** Waits until `read` returns something `done` accepts (the watcher debounces, so changes arrive ~50 ms late). */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 5_000): Promise<T> {
@@ -52,7 +53,7 @@ describe('the disk as a participant (the MCP issue, item 4)', () => {
       expect(await readFile(file, 'utf8')).toBe('their text\n')
       expect((await readDoc(session, tabId)).content).toBe('my unsaved text\n')
 
-      const kept = spawnSync(process.execPath, [CLI, '--home', daemon.home, 'divergence', 'keep', file], { encoding: 'utf8' })
+      const kept = spawnSync(process.execPath, [CLI, '--home', daemon.home, 'divergence', 'keep', file], { encoding: 'utf8', env: { ...process.env, ...testStoreEnv(daemon.home) } })
       expect(kept.status, kept.stderr).toBe(0)
       expect((await session.call('workspace', { action: 'close', tabId })).structured).toEqual({ closed: false, reason: 'DIVERGENT' })
       const saved = await session.call('workspace', { action: 'save', tabId })
@@ -62,7 +63,7 @@ describe('the disk as a participant (the MCP issue, item 4)', () => {
       await session.call('document', { action: 'write', tabId, content: 'unsaved again\n', save: false })
       await writeFile(file, 'theirs again\n')
       await until(() => session.call('workspace', { action: 'close', tabId }), (result) => (result.structured as { reason?: string }).reason === 'DIVERGENT')
-      const reloaded = spawnSync(process.execPath, [CLI, '--home', daemon.home, 'divergence', 'reload', file], { encoding: 'utf8' })
+      const reloaded = spawnSync(process.execPath, [CLI, '--home', daemon.home, 'divergence', 'reload', file], { encoding: 'utf8', env: { ...process.env, ...testStoreEnv(daemon.home) } })
       expect(reloaded.status, reloaded.stderr).toBe(0)
       expect(await readDoc(session, tabId)).toMatchObject({ content: 'theirs again\n', dirty: false })
       expect((await session.call('workspace', { action: 'close', tabId })).structured).toEqual({ closed: true })

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CLI, launchDaemon, launchStdio } from '../support/mcpHarness.js'
+import { testStoreEnv } from '../support/testStore.js'
 
-const quire = (home: string, ...args: string[]) => spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', timeout: 30_000 })
+const quire = (home: string, ...args: string[]) => spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...testStoreEnv(home) } })
 
 describe('processes and identity (the MCP issue, item 1)', () => {
   it('quire mcp attaches to the daemon that owns the data directory: both see one state', async () => {

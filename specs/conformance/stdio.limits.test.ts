@@ -8,13 +8,14 @@
 import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLI, launchDaemon, launchStdio, type Daemon, type Session } from '../support/mcpHarness.js'
+import { testStoreEnv } from '../support/testStore.js'
 
 const MIB = 1024 * 1024
 const DEFAULT_LIMIT = 4 * MIB
 /** Far longer than any answer takes: a missing answer fails the test instead of passing by luck. */
 const ANSWER_TIMEOUT_MS = 240_000
 
-const quire = (home: string, ...args: string[]) => spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', timeout: 60_000 })
+const quire = (home: string, ...args: string[]) => spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...testStoreEnv(home) } })
 
 type Mode = 'embedded' | 'attached'
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { testStoreEnv } from './testStore.js'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
@@ -44,7 +45,8 @@ export interface CliOptions {
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const argv = options.home === undefined ? [...args] : ['--home', options.home, ...args]
   const { QUIRE_HOME: _ignored, ...inherited } = process.env
-  return runNode(cliPath, argv, { env: options.env ?? inherited, cwd: options.cwd ?? repoRoot, timeoutMs: options.timeoutMs })
+  const env = options.env ?? { ...inherited, ...(options.home === undefined ? {} : testStoreEnv(options.home)) }
+  return runNode(cliPath, argv, { env, cwd: options.cwd ?? repoRoot, timeoutMs: options.timeoutMs })
 }
 
 export function runNode(

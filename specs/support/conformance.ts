@@ -15,6 +15,7 @@ import { appendToView } from '../../core/streams/foldedStream.js'
 import { openWorkspaceAsPerson, type Caller } from '../../core/workspace/commands.js'
 import { runCli, type CliResult } from './cli.js'
 import { launchDaemon, launchInProcess, launchStdio, tempDir, type LaunchOptions, type Session, type ToolResult, type Transport } from './mcpHarness.js'
+import { withTestStore } from './testStore.js'
 
 export type { Session, ToolResult, Transport }
 export const TRANSPORTS: Transport[] = ['stdio', 'http']
@@ -124,7 +125,7 @@ export async function rig(transport: Transport, options: Omit<LaunchOptions, 'ho
  */
 export async function prepareHome(prepare: (services: Services) => Promise<void>, options: QuireOptions = {}): Promise<string> {
   const home = await tempDir('quire-conf-home-')
-  const quire = await openQuire(home, options)
+  const quire = await openQuire(home, withTestStore(home, options))
   try {
     await prepare(quire.services)
   } finally {

@@ -10,6 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { openQuire, type Quire, type QuireOptions } from '../../adapters/host/quire.js'
 import { createMcpServer } from '../../adapters/mcp/server.js'
+import { testStoreEnv, withTestStore } from './testStore.js'
 
 /** The repository root and the compiled CLI the end-to-end harnesses run (`npm test` builds first). */
 export const REPO_ROOT = new URL('../../', import.meta.url).pathname.replace(/\/dist\/$/, '/')
@@ -70,7 +71,7 @@ export interface LaunchOptions {
 export async function launchStdio(options: LaunchOptions = {}): Promise<Session> {
   const home = options.home ?? (await tempDir('quire-mcp-'))
   const args = [CLI, '--home', home, 'mcp', ...(options.workspaces ?? []).flatMap((folder) => ['--workspace', folder])]
-  const transport = new StdioClientTransport({ command: process.execPath, args, env: { ...inheritedEnv(), ...options.env }, stderr: 'pipe' })
+  const transport = new StdioClientTransport({ command: process.execPath, args, env: { ...inheritedEnv(), ...testStoreEnv(home), ...options.env }, stderr: 'pipe' })
   const client = new Client({ name: 'quire-conformance', version: '1.0.0' })
   await client.connect(transport)
   return session(client, home, async () => {
@@ -105,7 +106,7 @@ export async function launchDaemon(options: LaunchOptions = {}): Promise<Daemon>
   // A port file left by a daemon that was killed would be mistaken for the new one's.
   await rm(join(home, 'port'), { force: true })
   const child = spawn(process.execPath, [CLI, '--home', home, 'serve', ...(options.workspaces ?? []).flatMap((folder) => ['--workspace', folder])], {
-    env: { ...inheritedEnv(), ...options.env },
+    env: { ...inheritedEnv(), ...testStoreEnv(home), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
@@ -152,7 +153,7 @@ export async function launch(transport: Transport, options: LaunchOptions = {}):
  */
 export async function launchInProcess(options: QuireOptions & { home?: string; connection?: string; principal?: string | null } = {}): Promise<Session & { quire: Quire }> {
   const home = options.home ?? (await tempDir('quire-inproc-'))
-  const quire = await openQuire(home, options)
+  const quire = await openQuire(home, withTestStore(home, options))
   const { client, server } = await connectInProcess(quire.services, options.connection ?? 'inproc-1', options.principal ?? null)
   const connected = session(client, home, async () => {
     await server.close()

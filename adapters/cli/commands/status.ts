@@ -1,4 +1,4 @@
-import { openEngine } from '../../../core/engine.js'
+import { openEngineHome } from '../../host/engineHome.js'
 import { findOwner, type OwnerClient } from '../owner.js'
 import { UsageError } from '../usage.js'
 
@@ -29,7 +29,7 @@ export async function statusCommand(home: string, args: string[], out: (line: st
     return 0
   }
   // No process answers for the directory: open it here (a process holding it without serving is refused, named).
-  const engine = await openEngine(home)
+  const engine = await openEngineHome(home)
   try {
     const documents = await engine.documents.ids()
     out(`data directory: ${engine.home}`)
