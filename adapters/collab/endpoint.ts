@@ -22,6 +22,12 @@ export interface CollabOptions {
   readonly keystrokes?: KeystrokePolicy
   /** Carries rooms' awareness to and from other nodes (adapters/redis/presenceBus.ts); none on a single node. */
   readonly awarenessRelay?: AwarenessRelay
+  /**
+   * This node's id, on a log several nodes share: connection labels become `console-1@<node>`, so a label names one
+   * connection among every node's (rooms send a change to every peer but the one whose label made it, and the log
+   * records who made it by that label).
+   */
+  readonly node?: string
 }
 
 /** The collaboration endpoint, to be mounted at `/collab` on a server created with its WebSocket server. */
@@ -145,7 +151,7 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
   })
 
   const admit = async (c: Context, docId: string): Promise<AccessDecision> => {
-    const decision = decideAccess(
+    let decision = decideAccess(
       {
         // The console's session cookie stands for the person's token (the browser sends it with the handshake).
         token: c.req.query('token') ?? bearerToken(c.req.header('authorization')) ?? (options.isPerson?.(c) ? options.accessToken : undefined),
@@ -157,6 +163,7 @@ export function createCollabEndpoint(services: Services, options: CollabOptions)
       () => ++serial,
     )
     if (!decision.granted) return decision
+    if (options.node !== undefined) decision = { ...decision, access: { ...decision.access, label: `${decision.access.label}@${options.node}` } }
     if (closed) return { granted: false, code: CLOSE.goingAway, reason: 'the Quire daemon is shutting down' }
     const document = DOC_ID.test(docId) ? await engine.documents.get(docId).catch(() => undefined) : undefined
     if (!document) return { granted: false, code: CLOSE.notFound, reason: `no document ${docId.slice(0, 64)}` }

@@ -39,6 +39,8 @@ export async function startHttpServer(
     host?: string
     /** Host names, besides loopback's, that requests may name this server by (`--allow-host`). */
     allowedHosts?: readonly string[]
+    /** This node's id when several nodes share the log: it qualifies the collaboration connections' labels. */
+    node?: string
     collab?: Omit<CollabOptions, 'accessToken' | 'isPerson'>
     mcpSessions?: Partial<McpSessionLimits>
     /** Presence and awareness across nodes (adapters/redis/presenceBus.ts): the rooms' relay, and /readyz reports it. */
@@ -84,6 +86,7 @@ export async function startHttpServer(
   // The y-websocket collaboration endpoint (its own token checks: the person read-write, agents read-only).
   const collab = createCollabEndpoint(services, {
     ...(options.presenceBus ? { awarenessRelay: options.presenceBus } : {}),
+    ...(options.node !== undefined ? { node: options.node } : {}),
     // Relaying keystrokes ahead of the log is opt-in, for measuring it (QUIRE_COLLAB_FANOUT; see keystrokes.ts).
     keystrokes: keystrokePolicyFromEnvironment(process.env),
     ...options.collab,

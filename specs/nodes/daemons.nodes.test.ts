@@ -55,7 +55,8 @@ describe('nodes serving one PostgreSQL log', () => {
     const tabId = await newTab(onA)
     const docId = await docIdOfTab(a!.port, a!.token, tabId)
     await until('node B to know the tab', async () => (await read(onB, tabId)) !== undefined)
-    const typists = [a!, b!].map((node, agent) => peer(node.port, docId, { token: node.token, clientId: 10 + agent, params: { name: `agent${agent}` } }))
+    // The same name on both nodes: each node's first connection, so their labels differ only by node.
+    const typists = [a!, b!].map((node, agent) => peer(node.port, docId, { token: node.token, clientId: 10 + agent, params: { name: 'typist' } }))
     open.peers.push(...typists)
     await Promise.all(typists.map((each) => each.synced()))
     const updates = [...traceUpdates(trace)]

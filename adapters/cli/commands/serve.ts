@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { USER } from '../../../core/events/actor.js'
@@ -41,12 +42,15 @@ export async function serveCommand(home: string, args: string[], out: (line: str
   }
   const redis = values.redis ?? (env.QUIRE_REDIS || undefined)
   if (redis !== undefined && !store) throw new UsageError('--redis shares presence among nodes: it needs --store (a log the nodes share)')
+  // Among nodes, each needs a name: for its collaboration labels and its presence (QUIRE_NODE_ID, else host and pid).
+  const node = store ? env.QUIRE_NODE_ID || `${hostname()}-${process.pid}` : undefined
+  if (node !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(node)) throw new UsageError(`QUIRE_NODE_ID takes 1 to 64 of A-Z a-z 0-9 . _ -, not ${JSON.stringify(node)}`)
   const quire = await openQuire(home, store ? { store: storeName } : {})
   let presenceBus: PresenceBus | undefined
   try {
     if (redis !== undefined) {
       try {
-        presenceBus = new PresenceBus({ redis, presence: quire.services.presence, ...(env.QUIRE_NODE_ID ? { nodeId: env.QUIRE_NODE_ID } : {}) })
+        presenceBus = new PresenceBus({ redis, presence: quire.services.presence, ...(node !== undefined ? { nodeId: node } : {}) })
       } catch (error) {
         throw new UsageError(`--redis: ${(error as Error).message}`)
       }
@@ -66,7 +70,7 @@ export async function serveCommand(home: string, args: string[], out: (line: str
     const paths = [...state.documentsByPath.keys(), ...[...state.tabs.values()].flatMap((tab) => (tab.path === null ? [] : [tab.path]))]
     await removeStaleTempsIn(paths.map((path) => dirname(path)))
     const http = await listenForServe(home, port, (chosen) =>
-      startHttpServer(quire.services, { port: chosen, host, allowedHosts: values['allow-host'] ?? [], ...(presenceBus ? { presenceBus } : {}) }),
+      startHttpServer(quire.services, { port: chosen, host, allowedHosts: values['allow-host'] ?? [], ...(presenceBus ? { presenceBus } : {}), ...(node !== undefined ? { node } : {}) }),
     )
     out(`quire serving ${home} on ${http.url} (MCP at ${http.url}/mcp); the port file holds the access token`)
     if (store) out(`log: ${store.shown}, shared with every node serving from it`)
