@@ -9,6 +9,7 @@ import { ingestBenchmark } from './ingest.js'
 import { mcpFilesystemBenchmark } from './mcpFilesystem.js'
 import { mcpThroughputBenchmark } from './mcpThroughput.js'
 import { mcpWriteBenchmark } from './mcpWrite.js'
+import { nodesBenchmark } from './nodes.js'
 import { postgresBenchmark } from './postgres.js'
 import { rssBenchmark } from './rss.js'
 import { scalingBenchmark } from './scaling/index.js'
@@ -41,7 +42,7 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
 const benchmarks: readonly Benchmark[] = [
   appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark,
   transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark, browserBenchmark, coherenceBenchmark,
-  workflowParseBenchmark, scalingBenchmark, postgresBenchmark,
+  workflowParseBenchmark, scalingBenchmark, postgresBenchmark, nodesBenchmark,
 ]
 
 const args = process.argv.slice(2)
