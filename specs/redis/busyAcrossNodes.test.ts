@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,7 +10,7 @@ import { editorPeer, type EditorPeer } from '../support/editorPeer.js'
 import { docOfTab, envelope, launchFaulty, ok, openTab, readDoc, real, within } from '../support/faultSession.js'
 import { launchInProcess, tempDir, type Session } from '../support/mcpHarness.js'
 import { until } from '../support/collabPeers.js'
-import { startTestRedis, type TestRedis } from '../support/redisServer.js'
+import { sharedTestRedis, type TestRedis } from '../support/redisServer.js'
 
 /**
  * CONC.5 / DOC.WRITE.15 across nodes (issue 17, "presence and BUSY across nodes"): the person composes in an editor
@@ -18,7 +19,9 @@ import { startTestRedis, type TestRedis } from '../support/redisServer.js'
  * document; the shared log is not this test's subject), each with its own presence bus.
  */
 describe('the person composing on one node holds back writes through another', () => {
-  let redis: TestRedis
+  let redis: Pick<TestRedis, 'url' | 'stop'>
+  // The run's Redis may be shared with other test files: this test's nodes talk on a channel of their own.
+  const channel = `quire:presence:${randomBytes(6).toString('hex')}`
   let root: string
   let nodeA: { quire: Quire; http: HttpServer; bus: PresenceBus }
   let nodeB: { session: Session & { quire: Quire }; bus: PresenceBus }
@@ -27,7 +30,7 @@ describe('the person composing on one node holds back writes through another', (
   let editor: EditorPeer | undefined
 
   beforeAll(async () => {
-    redis = await startTestRedis()
+    redis = await sharedTestRedis()
     root = await real(await tempDir('quire-busy-nodes-'))
     const folder = join(root, 'workspace')
     await mkdir(folder)
@@ -42,10 +45,10 @@ describe('the person composing on one node holds back writes through another', (
     await cp(seedHome, join(root, 'b'), { recursive: true })
 
     const quireA = await openQuire(join(root, 'a'), { watchDisk: false })
-    const busA = new PresenceBus({ redis: redis.url, presence: quireA.services.presence, nodeId: 'node-a' })
+    const busA = new PresenceBus({ redis: redis.url, channel, presence: quireA.services.presence, nodeId: 'node-a' })
     nodeA = { quire: quireA, bus: busA, http: await startHttpServer(quireA.services, { presenceBus: busA }) }
     const session = await launchInProcess({ home: join(root, 'b'), watchDisk: false })
-    nodeB = { session, bus: new PresenceBus({ redis: redis.url, presence: session.quire.services.presence, nodeId: 'node-b' }) }
+    nodeB = { session, bus: new PresenceBus({ redis: redis.url, channel, presence: session.quire.services.presence, nodeId: 'node-b' }) }
     await Promise.all([nodeA.bus.connected(), nodeB.bus.connected()])
   })
 

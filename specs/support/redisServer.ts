@@ -37,6 +37,16 @@ export function useRedisServer(): () => TestRedis {
   }
 }
 
+/**
+ * A server for a test that never stops it: the run's (QUIRE_TEST_REDIS, which .ci/run starts and stops) when set,
+ * else a throwaway one. A test sharing it must use a pub/sub channel of its own.
+ */
+export async function sharedTestRedis(): Promise<Pick<TestRedis, 'url' | 'stop'>> {
+  const given = process.env['QUIRE_TEST_REDIS']
+  if (given) return { url: given, stop: async () => {} }
+  return startTestRedis()
+}
+
 export async function startTestRedis(): Promise<TestRedis> {
   const binary = redisServerBinary()
   const root = mkdtempSync(join(tmpdir(), 'quire-redis-'))
