@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { loadavg } from 'node:os'
+import { availableParallelism, loadavg } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import WebSocket from 'ws'
 import * as Y from 'yjs'
 import { WebsocketProvider } from 'y-websocket'
 import { startTestPostgres, type TestPostgres } from '../specs/support/postgresServer.js'
-import { selfCpuMs } from './mcpSupport.js'
-import { nodesCpuMs, postgresCpuReader, startNode, type Node, type NodeClient } from './nodesCluster.js'
+import { processCpuMs, selfCpuMs } from './mcpSupport.js'
+import { postgresCpuReader, startNode, type Node, type NodeClient } from './nodesCluster.js'
 import { fmtMs, fmtRate, fmtRatio, median, now, percentile, printTable, settle, sized, type Benchmark, type RunOptions, type TargetResult } from './util.js'
 
 /**
@@ -42,10 +42,10 @@ interface Sizes {
 function sizesFor(options: RunOptions): Sizes {
   return {
     clients: sized(options, 'QUIRE_BENCH_NODES_CLIENTS', 8, 8),
-    phaseMs: sized(options, 'QUIRE_BENCH_NODES_MS', 6_000, 500),
+    phaseMs: sized(options, 'QUIRE_BENCH_NODES_MS', 6_000, 300),
     rounds: sized(options, 'QUIRE_BENCH_NODES_ROUNDS', 3, 1),
     rate: sized(options, 'QUIRE_BENCH_NODES_RATE', 50, 50),
-    fanoutMs: sized(options, 'QUIRE_BENCH_NODES_FANOUT_MS', 5_000, 400),
+    fanoutMs: sized(options, 'QUIRE_BENCH_NODES_FANOUT_MS', 5_000, 300),
     observerCounts: [1, 10],
   }
 }
@@ -59,6 +59,8 @@ interface WritePhase {
   readonly writes: number
   readonly seconds: number
   readonly latencies: number[]
+  /** Each node's CPU over the phase, in the cluster's order. */
+  readonly nodeCpuS: readonly number[]
   readonly nodesCpuS: number
   readonly postgresCpuS: number
   readonly clientsCpuS: number
@@ -80,11 +82,11 @@ interface Writer {
   written: number
 }
 
-/** K clients, client i on node i mod n, each with its own new tab written once. */
-async function writers(cluster: Cluster, count: number): Promise<Writer[]> {
+/** K clients, client i on node i mod n of `spread`, each with its own new tab written once. */
+async function writers(spread: readonly Node[], count: number): Promise<Writer[]> {
   return Promise.all(
     Array.from({ length: count }, async (_, index) => {
-      const node = cluster.nodes[index % cluster.nodes.length]!
+      const node = spread[index % spread.length]!
       const client = await node.connect(`writer-${index}`)
       const { tabId } = (await client.call('workspace', { action: 'new' })) as { tabId: string }
       const writer: Writer = { client, tabId, index, written: 0 }
@@ -100,7 +102,7 @@ async function write(writer: Writer): Promise<void> {
 
 async function writePhase(cluster: Cluster, clients: readonly Writer[], ms: number, postgresCpu: (() => number) | undefined): Promise<WritePhase> {
   const latencies: number[] = []
-  const nodesBefore = nodesCpuMs(cluster.nodes)
+  const nodesBefore = cluster.nodes.map((node) => processCpuMs(node.pid))
   const postgresBefore = postgresCpu?.() ?? Number.NaN
   const selfBefore = selfCpuMs()
   const started = now()
@@ -116,12 +118,14 @@ async function writePhase(cluster: Cluster, clients: readonly Writer[], ms: numb
     }),
   )
   const seconds = (now() - started) / 1000
+  const nodeCpuS = cluster.nodes.map((node, index) => (processCpuMs(node.pid) - nodesBefore[index]!) / 1000)
   return {
     nodes: cluster.nodes.length,
     writes: latencies.length,
     seconds,
     latencies,
-    nodesCpuS: (nodesCpuMs(cluster.nodes) - nodesBefore) / 1000,
+    nodeCpuS,
+    nodesCpuS: nodeCpuS.reduce((sum, value) => sum + value, 0),
     postgresCpuS: ((postgresCpu?.() ?? Number.NaN) - postgresBefore) / 1000,
     clientsCpuS: (selfCpuMs() - selfBefore) / 1000,
     load: loadavg()[0]!,
@@ -234,6 +238,8 @@ export const nodesBenchmark: Benchmark = {
   description: 'scale-out on PostgreSQL: MCP writes/s on 1, 2, 3 nodes (with nodes\', PostgreSQL\'s, clients\' CPU); cross-node vs single-node fan-out p99',
   async run(options: RunOptions): Promise<TargetResult[]> {
     const sizes = sizesFor(options)
+    // Every WebsocketProvider adds a process 'exit' listener in Node; a phase opens eleven.
+    process.setMaxListeners(Math.max(process.getMaxListeners(), 100))
     const server = await startServer()
     if (typeof server === 'string') {
       console.log(`skipped: ${server}`)
@@ -245,17 +251,22 @@ export const nodesBenchmark: Benchmark = {
       const postgresCpu = postgresCpuReader(server.connectionString)
       if (!postgresCpu) console.log('PostgreSQL is not a throwaway cluster of this machine (QUIRE_TEST_POSTGRES): its CPU is not measured')
       const storeOf = (nodes: number) => `${database}&schema=nodes${nodes}_${randomBytes(4).toString('hex')}`
-      // Started one after another: each node migrates its schema on start, and the first of a log does it alone.
-      for (const count of NODE_COUNTS) {
-        const store = storeOf(count)
-        const nodes: Node[] = []
-        clusters.push({ nodes })
-        for (let index = 0; index < count; index++) nodes.push(await startNode(store, `${count}${String.fromCharCode(65 + index)}`))
-      }
+      // The logs side by side; within one, its first node migrates the schema alone, then the others start.
+      const label = (count: number, index: number) => `${count}${String.fromCharCode(65 + index)}`
+      clusters.push(
+        ...(await Promise.all(
+          NODE_COUNTS.map(async (count) => {
+            const store = storeOf(count)
+            const first = await startNode(store, label(count, 0))
+            const rest = await Promise.all(Array.from({ length: count - 1 }, (_, index) => startNode(store, label(count, index + 1))))
+            return { nodes: [first, ...rest] }
+          }),
+        )),
+      )
       console.log(`${clusters.flatMap((cluster) => cluster.nodes).length} nodes started on ${NODE_COUNTS.length} logs; ${sizes.clients} clients per phase, ${sizes.rounds} round(s) of ${sizes.phaseMs} ms`)
 
       const phases = new Map<number, WritePhase[]>(NODE_COUNTS.map((count) => [count, []]))
-      const pools = await Promise.all(clusters.map((cluster) => writers(cluster, sizes.clients)))
+      const pools = await Promise.all(clusters.map((cluster) => writers(cluster.nodes, sizes.clients)))
       // Warm-up: connections, plans, JIT of every node.
       for (const [index, cluster] of clusters.entries()) await writePhase(cluster, pools[index]!, Math.min(sizes.phaseMs, 500), undefined)
       for (let round = 0; round < sizes.rounds; round++) {
@@ -265,11 +276,18 @@ export const nodesBenchmark: Benchmark = {
         }
       }
       await Promise.all(pools.flat().map((writer) => writer.client.close()))
+      // What a write costs a node that did not take it (it tails the log) beside one that did: every client on node A
+      // of the 2-node log, node B idle but for the log.
+      const pair = clusters[1]!
+      const onA = await writers([pair.nodes[0]!], sizes.clients)
+      await settle()
+      const tailing = await writePhase(pair, onA, sizes.phaseMs, postgresCpu)
+      await Promise.all(onA.map((writer) => writer.client.close()))
 
       const all = NODE_COUNTS.flatMap((count) => phases.get(count)!)
       printTable(
         `nodes: ${sizes.clients} MCP clients writing their own documents, round-robin over the nodes (CPU as cores busy: CPU s / wall s)`,
-        ['round', 'nodes', 'writes/s', 'p50', 'p99', 'nodes CPU', 'PostgreSQL CPU', 'clients CPU', 'sum', 'load'],
+        ['round', 'nodes', 'writes/s', 'p50', 'p99', 'each node\'s CPU', 'PostgreSQL CPU', 'clients CPU', 'sum', 'load'],
         all.map((phase) => {
           const round = phases.get(phase.nodes)!.indexOf(phase) + 1
           return [
@@ -278,7 +296,7 @@ export const nodesBenchmark: Benchmark = {
             fmtRate(rate(phase)),
             fmtMs(percentile(phase.latencies, 50)),
             fmtMs(percentile(phase.latencies, 99)),
-            cores(phase.nodesCpuS, phase.seconds),
+            phase.nodeCpuS.map((cpu) => cores(cpu, phase.seconds)).join(' + '),
             cores(phase.postgresCpuS, phase.seconds),
             cores(phase.clientsCpuS, phase.seconds),
             cores(phase.nodesCpuS + phase.postgresCpuS + phase.clientsCpuS, phase.seconds),
@@ -295,6 +313,25 @@ export const nodesBenchmark: Benchmark = {
         }
         return [String(count), fmtRate(median(list.map(rate))), per((phase) => phase.nodesCpuS), per((phase) => phase.postgresCpuS), per((phase) => phase.clientsCpuS)]
       }))
+      const msPerWrite = (cpuS: number, writes: number) => (cpuS * 1000) / writes
+      const taking = msPerWrite(tailing.nodeCpuS[0]!, tailing.writes)
+      const tail = msPerWrite(tailing.nodeCpuS[1]!, tailing.writes)
+      const alone = phases.get(1)!
+      const aloneWrites = alone.reduce((sum, phase) => sum + phase.writes, 0)
+      const postgresPer = msPerWrite(alone.reduce((sum, phase) => sum + phase.postgresCpuS, 0), aloneWrites)
+      const clientPer = msPerWrite(alone.reduce((sum, phase) => sum + phase.clientsCpuS, 0), aloneWrites)
+      const core = availableParallelism()
+      // Every write is taken by one node and tailed by each of the others, so n nodes spend taking + (n-1)·tail on it.
+      const perWrite = (count: number) => taking + (count - 1) * tail + (Number.isNaN(postgresPer) ? 0 : postgresPer) + clientPer
+      const ceiling = (count: number) => (core * 1000) / perWrite(count)
+      console.log(
+        `\nper write (2-node log, all ${sizes.clients} clients on node A, ${fmtRate(rate(tailing))}): the node taking it ${taking.toFixed(2)} ms CPU, ` +
+          `the node tailing it ${tail.toFixed(2)} ms; PostgreSQL ${Number.isNaN(postgresPer) ? 'n/a' : `${postgresPer.toFixed(2)} ms`} and the client ${clientPer.toFixed(2)} ms (1-node phases)`,
+      )
+      console.log(
+        `CPU ceiling on ${core} cores, if nothing else ran: ${NODE_COUNTS.map((count) => `${count} node(s) ${fmtRate(ceiling(count))}`).join(', ')}; ` +
+          `2 nodes / 1 node at most ${fmtRatio(ceiling(2) / ceiling(1))} (every node pays for every write of the log)`,
+      )
       const perRound = (over: number) => median(Array.from({ length: sizes.rounds }, (_, round) => rate(phases.get(over)![round]!) / rate(phases.get(1)![round]!)))
       const twoOverOne = perRound(2)
       const threeOverOne = perRound(3)
@@ -322,6 +359,8 @@ export const nodesBenchmark: Benchmark = {
       return [
         { benchmark: 'nodes', name: '2 nodes / 1 node, writes/s on distinct documents', ratio: twoOverOne, target: `≥ ${SCALE_TARGET}x (or the CPU limit shown)`, met: twoOverOne >= SCALE_TARGET },
         { benchmark: 'nodes', name: '3 nodes / 1 node, writes/s on distinct documents', ratio: threeOverOne, target: 'record', met: null },
+        { benchmark: 'nodes', name: `CPU ceiling on ${core} cores, 2 nodes / 1 node`, ratio: ceiling(2) / ceiling(1), target: 'record (the limit)', met: null },
+        { benchmark: 'nodes', name: 'CPU of a tailing node / the taking node, per write', ratio: tail / taking, target: 'record', met: null },
         ...fanout.flatMap(({ observers, cross, single }) => [
           { benchmark: 'nodes', name: `fan-out p50, ${observers} observer(s): cross-node / single node`, ratio: percentile(cross.latencies, 50) / percentile(single.latencies, 50), target: 'record', met: null },
           { benchmark: 'nodes', name: `fan-out p99, ${observers} observer(s): cross-node / single node`, ratio: percentile(cross.latencies, 99) / percentile(single.latencies, 99), target: 'record', met: null },

@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { BENCH_REVIEW_BACKLOG_LIMIT, CLI, processCpuMs } from './mcpSupport.js'
+import { BENCH_REVIEW_BACKLOG_LIMIT, CLI } from './mcpSupport.js'
 import { now, tempDir } from './util.js'
 
 /**
@@ -114,11 +114,6 @@ export async function startNode(store: string, label: string): Promise<Node> {
       await home.remove()
     },
   }
-}
-
-/** CPU time (user + system, ms) of the nodes, summed. */
-export function nodesCpuMs(nodes: readonly Node[]): number {
-  return nodes.reduce((sum, node) => sum + processCpuMs(node.pid), 0)
 }
 
 function statFields(pid: number | string): string[] | undefined {
