@@ -54,6 +54,8 @@ async function poll<T>(what: string, look: () => Promise<T | undefined>): Promis
 describe.each<Transport>(TRANSPORTS)('browser workflow recording over %s', (transport) => {
   let r: Rig
   let site: FixtureSite
+  /** The chore as recorded, and the inputs it was replayed with (the chore's test sets it for the one after it). */
+  let recorded: { source: string; inputs: Record<string, string> } | undefined
   /** Every answer the assistant got, to search for the typed values. */
   const answers: string[] = []
   const call = async (tool: string, args: Args, session: Session = r.session): Promise<ToolResult> => {
@@ -220,6 +222,7 @@ inputs: [email, title, body]
     expect(await ended(second.runId)).toMatchObject({ status: 'paused', pausedAt: 'step-5' })
     await typeInto(replayTab, 'input[name=code]', REPLAYED_SECRETS.code)
     const third = success(await call('browser', { action: 'workflow_run', tabId: replayTab, source: stopped.source, inputs, resumeRunId: second.runId })) as { runId: string }
+    recorded = { source: stopped.source, inputs }
     const done = await ended(third.runId)
     expect(done, JSON.stringify(done)).toMatchObject({ status: 'completed' })
     await waitForText(replayTab, 'posted')
@@ -229,6 +232,44 @@ inputs: [email, title, body]
     for (const value of [...Object.values(RECORDED), ...Object.values(REPLAYED_SECRETS)]) {
       expect(answers.join('\n')).not.toContain(value)
       expect(after.stdout).not.toContain(value)
+    }
+  })
+
+  it('the recorded chore again: a repeat skips the writes it did, a run waiting on an approval is cancelled, a run is stopped by the person taking over the tab', async () => {
+    expect(recorded, 'the chore is recorded and replayed by the test before this one').toBeDefined()
+    const { source, inputs } = recorded!
+    // BR.WORKFLOW_RUN.8: the same source and inputs on the same connection skip the writes that succeeded.
+    const again = success(await call('browser', { action: 'workflow_run', tabId: await open('/'), source, inputs })) as { runId: string }
+    const repeated = (await ended(again.runId)) as { skippedSteps: number; stepResults: { status: string; reasonCode?: string }[] }
+    expect(repeated.skippedSteps, JSON.stringify(repeated)).toBeGreaterThan(0)
+    for (const step of repeated.stepResults.filter((result) => result.status === 'skipped')) expect(step.reasonCode).toBe('already-done')
+
+    // Another connection has no standing grant on the site: its first act waits for the person, and is cancelled.
+    const other = await r.another()
+    try {
+      const waiting = async (tabId: string) => {
+        const started = success(await call('browser', { action: 'workflow_run', tabId, source, inputs }, other)) as { runId: string }
+        await poll(`run ${started.runId} to wait on an approval`, async () => {
+          const seen = success(await call('browser_read', { action: 'workflow_status', runId: started.runId }, other)) as { pendingApproval?: unknown }
+          return seen.pendingApproval === undefined ? undefined : true
+        })
+        return started.runId
+      }
+      const cancelledRun = await waiting(await open('/', other))
+      expect(success(await call('browser', { action: 'workflow_cancel', runId: cancelledRun }, other))).toMatchObject({ status: 'cancelled', outcome: 'cancelled' })
+      expect(success(await call('browser_read', { action: 'workflow_status', runId: cancelledRun }, other))).toMatchObject({ status: 'cancelled', reasonCode: 'cancelled' })
+
+      // BR.WORKFLOW_RUN.14: the person's input to the tab in the console stops the run there and then.
+      const takenTab = await open('/', other)
+      const takenRun = await waiting(takenTab)
+      await person(takenTab, { kind: 'mouse', action: 'move', x: 5, y: 5 })
+      const taken = await poll(`run ${takenRun} to stop`, async () => {
+        const seen = success(await call('browser_read', { action: 'workflow_status', runId: takenRun }, other)) as { status: string }
+        return seen.status === 'running' ? undefined : seen
+      })
+      expect(taken).toMatchObject({ status: 'cancelled', reasonCode: 'lease-lost' })
+    } finally {
+      await other.close()
     }
   })
 
