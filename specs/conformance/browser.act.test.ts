@@ -425,17 +425,6 @@ describe.each<Transport>(TRANSPORTS)('browser act, style, execute_js and gates o
     expect(success(await call('browser_read', { action: 'read', tabId: second })).url).toBe(site.url('/form.html'))
   })
 
-  it('BR.OPEN.4 / BR.OPEN.5 / BR.OPEN.6 profiles are not built: open offers no profile argument and refuses one as unknown', async () => {
-    // "profile MUST match [A-Za-z0-9._-] and MUST be available only on macOS 14+ in Sandbox posture": headless Quire
-    // runs on Linux with no named persistent AI profiles, so no profile can be opened, reused or leak credentials.
-    const { tools } = await r.session.client.listTools()
-    const properties = tools.find((tool) => tool.name === 'browser')!.inputSchema.properties as Record<string, unknown>
-    expect(Object.keys(properties)).not.toContain('profile')
-    expectPlain(await call('browser', { action: 'open', url: site.url('/index.html'), profile: 'work' }), /^unknown argument profile\. browser accepts: /)
-    const state = await call('session', { action: 'get_state' })
-    expect((state.structured as { windows: { tabs: { kind: string }[] }[] }).windows.flatMap((window) => window.tabs).filter((tab) => tab.kind === 'browser')).toEqual([])
-  })
-
   it('BR.OPEN.9 / BR.NAVIGATE.4 / BR.GATE.1 / BR.GATE.2 / BR.GATE.3 / BR.GATE.5 a login wall or a rendered challenge carries gate {kind, hint}; look-alikes carry none', async () => {
     const opened = success(await call('browser', { action: 'open', url: site.url('/gates/members.html?next=%2Fsecret') }))
     const tabId = opened.tabId as string
