@@ -5,7 +5,7 @@
  * key and text input posted to /console/api/browser/tabs/:tabId/input (personSide.ts), never the assistant's act.
  * The person decides approvals through the real CLI. Every wait is a poll with a deadline, never a sleep asserted on.
  */
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parseWorkflow } from '../../core/browser/workflow/parse.js'
@@ -229,9 +229,12 @@ inputs: [email, title, body]
     expect(await pageText(replayTab, '#result')).toBe('posted "Replayed post" by bob@example.com (23 characters)')
 
     const after = await cli(r.home, 'log', '--json')
+    const stored = await filesUnder(r.home)
     for (const value of [...Object.values(RECORDED), ...Object.values(REPLAYED_SECRETS)]) {
       expect(answers.join('\n')).not.toContain(value)
       expect(after.stdout).not.toContain(value)
+      // Nor anywhere in the data directory: the log's files, the browser's profiles, the saved sessions' store.
+      for (const [path, bytes] of stored) expect(bytes.includes(value), `${value} in ${path}`).toBe(false)
     }
   })
 
@@ -318,6 +321,18 @@ inputs: [email, title, body]
       return seen.status === 'running' ? undefined : (seen as Record<string, unknown>)
     })
 })
+
+/** Every regular file under `root`, as latin1 text (so any byte sequence can be searched), by path. */
+async function filesUnder(root: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>()
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue
+    const path = join(entry.parentPath, entry.name)
+    const bytes = await readFile(path).catch(() => undefined)
+    if (bytes) found.set(path, bytes.toString('latin1'))
+  }
+  return found
+}
 
 async function portAndToken(home: string): Promise<[string, string]> {
   return (await readFile(join(home, 'port'), 'utf8')).trim().split(':') as [string, string]
