@@ -379,6 +379,8 @@ export const nodesBenchmark: Benchmark = {
         { benchmark: 'nodes', name: '3 nodes / 1 node, writes/s on distinct documents', ratio: threeOverOne, target: 'record', met: null },
         { benchmark: 'nodes', name: `CPU ceiling on ${core} cores, 2 nodes / 1 node`, ratio: ceiling(2) / ceiling(1), target: 'record (the limit)', met: null },
         { benchmark: 'nodes', name: 'CPU of a tailing node / the taking node, per write', ratio: tail / taking, target: 'record', met: null },
+        // Both nodes taking writes hand the log's one writer lease back and forth; one node taking them all does not.
+        { benchmark: 'nodes', name: '2-node log: all clients on node A / round-robin, writes/s', ratio: rate(tailing) / median(phases.get(2)!.map(rate)), target: 'record', met: null },
         ...fanout.flatMap(({ observers, cross, single }) => [
           { benchmark: 'nodes', name: `fan-out p50, ${observers} observer(s): cross-node / single node`, ratio: percentile(cross.latencies, 50) / percentile(single.latencies, 50), target: 'record', met: null },
           { benchmark: 'nodes', name: `fan-out p99, ${observers} observer(s): cross-node / single node`, ratio: percentile(cross.latencies, 99) / percentile(single.latencies, 99), target: 'record', met: null },
