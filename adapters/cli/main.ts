@@ -17,7 +17,6 @@ import { reviewCommand } from './commands/review.js'
 import { coherenceCommand } from './commands/coherence.js'
 import { serveCommand } from './commands/serve.js'
 import { verifyCommand } from './commands/verify.js'
-import { migrateCommand } from './commands/migrate.js'
 import { USAGE, UsageError } from './usage.js'
 import { OwnerRequestError } from './owner.js'
 import { OutputClosedError, outputTo, watchForClosedReader } from './output.js'
@@ -30,7 +29,8 @@ const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean; raw?: 
   log: { run: logCommand },
   replay: { run: replayCommand, raw: true },
   verify: { run: verifyCommand },
-  migrate: { run: migrateCommand },
+  // Loaded when run: it is the only command that needs the PostgreSQL client whatever the environment says.
+  migrate: { run: async (home, args, out) => (await import('./commands/migrate.js')).migrateCommand(home, args, out) },
   serve: { run: serveCommand },
   // stdout carries the MCP protocol: everything else goes to stderr.
   mcp: { run: mcpCommand, stderr: true },

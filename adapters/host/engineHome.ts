@@ -53,7 +53,7 @@ export async function openEngineHome(home: string, options: EngineHomeOptions = 
   }
   const held = await holdNodeHome(home)
   if (sharedMark === undefined) await writeFile(join(home, SHARED_LOG_MARK), `${store.shown}\n`, { mode: 0o600 })
-  const turns = store.turns()
+  const turns = await store.turns()
   let engine: Engine
   try {
     const { now, interceptWrite, writeRetryWindowMs, closeTimeoutMs } = options

@@ -1,7 +1,7 @@
 import type { EventLog } from '../../core/log/eventLog.js'
 import type { EventRegistry } from '../../core/events/schema.js'
-import { AdvisoryTurns } from '../postgres/advisoryTurns.js'
-import { PostgresEventLog, type PostgresEventLogOptions } from '../postgres/postgresEventLog.js'
+import type { AdvisoryTurns } from '../postgres/advisoryTurns.js'
+import type { PostgresEventLogOptions } from '../postgres/postgresEventLog.js'
 import { asUnreachable } from '../postgres/unreachable.js'
 
 /** PostgresEventLog's own default. */
@@ -13,7 +13,7 @@ export interface SharedStore {
   readonly shown: string
   readonly open: (registry: EventRegistry, options?: SharedLogOptions) => Promise<EventLog>
   /** Each document's write turn held among the nodes (a connection of its own, opened on first use). */
-  readonly turns: () => AdvisoryTurns
+  readonly turns: () => Promise<AdvisoryTurns>
 }
 
 /** What the embedded log's options mean on the shared one too: its clock, its retry window, and tests' write faults. */
@@ -42,11 +42,14 @@ export function sharedStore(value: string): SharedStore {
   const shown = connectionString.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/, '$1:***@')
   return {
     shown: shown + (schema === undefined ? '' : ` (schema ${schema})`),
-    open: (registry, options = {}) =>
-      PostgresEventLog.open(connectionString, { ...options, registry, ...(schema === undefined ? {} : { schema }) }).catch((error: unknown) => {
+    // The PostgreSQL client is loaded only by a process that uses the store: every other command starts without it.
+    open: async (registry, options = {}) => {
+      const { PostgresEventLog } = await import('../postgres/postgresEventLog.js')
+      return PostgresEventLog.open(connectionString, { ...options, registry, ...(schema === undefined ? {} : { schema }) }).catch((error: unknown) => {
         // Said as the store's error (the CLI prints its message), not as a stack trace from pg.
         throw asUnreachable('opening the log', error)
-      }),
-    turns: () => new AdvisoryTurns(connectionString, schema ?? DEFAULT_SCHEMA),
+      })
+    },
+    turns: async () => new (await import('../postgres/advisoryTurns.js')).AdvisoryTurns(connectionString, schema ?? DEFAULT_SCHEMA),
   }
 }

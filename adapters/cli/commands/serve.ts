@@ -7,8 +7,7 @@ import { startHttpServer } from '../../http/daemon.js'
 import { removeStaleTempsIn } from '../../fs/staleTemps.js'
 import { openQuire } from '../../host/quire.js'
 import { sharedStore, StoreNameError, type SharedStore } from '../../host/sharedStore.js'
-import { PresenceBus } from '../../redis/presenceBus.js'
-import { presenceStatusLine } from '../../redis/presenceStatusLine.js'
+import type { PresenceBus } from '../../redis/presenceBus.js'
 
 const LISTEN_ADDRESSES = new Set(['127.0.0.1', '::1', '0.0.0.0', '::'])
 import { listenForServe } from '../previousPort.js'
@@ -49,6 +48,8 @@ export async function serveCommand(home: string, args: string[], out: (line: str
   let presenceBus: PresenceBus | undefined
   try {
     if (redis !== undefined) {
+      // Redis's client is loaded only by a node that shares presence.
+      const [{ PresenceBus }, { presenceStatusLine }] = await Promise.all([import('../../redis/presenceBus.js'), import('../../redis/presenceStatusLine.js')])
       try {
         presenceBus = new PresenceBus({ redis, presence: quire.services.presence, ...(node !== undefined ? { nodeId: node } : {}) })
       } catch (error) {
