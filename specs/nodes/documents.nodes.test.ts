@@ -77,4 +77,13 @@ describe('documents across nodes', () => {
     await a!.services.comments.create(docId, { from: 0, to: 7 }, 'look', USER)
     await eventually(() => b!.services.engine.views.comments.of(docId).threads.size === 1)
   })
+
+  it('an approval an assistant asked for on one node, decided by the person on another, is granted on the first', async () => {
+    const [a, b] = await cluster(2)
+    const asked = await a!.services.approvals.gate('open_workspace', '/srv/shared', 'c-1', 'claude', AI)
+    expect(asked.status).toBe('requested')
+    await eventually(() => b!.services.engine.views.approvals.state.has(asked.approval.approvalId))
+    await b!.services.approvals.decide(asked.approval.approvalId, 'approved', USER)
+    await eventually(async () => (await a!.services.approvals.gate('open_workspace', '/srv/shared', 'c-1', 'claude', AI)).status === 'granted')
+  })
 })
