@@ -249,6 +249,13 @@ export const nodesBenchmark: Benchmark = {
       return []
     }
     const clusters: Cluster[] = []
+    // Every node started, whether or not its log's others started too: all are stopped at the end.
+    const started: Node[] = []
+    const start = async (store: string, label: string) => {
+      const node = await startNode(store, label)
+      started.push(node)
+      return node
+    }
     try {
       const database = await server.createDatabase()
       const postgresCpu = postgresCpuReader(server.connectionString)
@@ -260,8 +267,8 @@ export const nodesBenchmark: Benchmark = {
         ...(await Promise.all(
           NODE_COUNTS.map(async (count) => {
             const store = storeOf(count)
-            const first = await startNode(store, label(count, 0))
-            const rest = await Promise.all(Array.from({ length: count - 1 }, (_, index) => startNode(store, label(count, index + 1))))
+            const first = await start(store, label(count, 0))
+            const rest = await Promise.all(Array.from({ length: count - 1 }, (_, index) => start(store, label(count, index + 1))))
             return { nodes: [first, ...rest] }
           }),
         )),
@@ -387,7 +394,7 @@ export const nodesBenchmark: Benchmark = {
         ]),
       ]
     } finally {
-      await Promise.allSettled(clusters.flatMap((cluster) => cluster.nodes.map((node) => node.stop())))
+      await Promise.allSettled(started.map((node) => node.stop()))
       await server.stop()
     }
   },
