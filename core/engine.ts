@@ -114,6 +114,8 @@ export interface Engine {
   readonly commands: Commands
   /** The checks every assistant edit passes, by name (`reviewBacklog`, `commentAddresses`, `personComposing`). */
   readonly hooks: EditHooks
+  /** On a log several nodes share: turns held among them (documents' and, through the file system, files'). */
+  readonly crossNodeTurns?: CrossNodeTurns
   /** The engine's clock (the store's), for expiry decisions. */
   now(): number
   /** Snapshots loaded documents, waits for pending appends and releases the data directory. */
@@ -158,6 +160,7 @@ export async function openEngine(home: string, options: EngineOptions = {}): Pro
       presence,
       commands,
       hooks,
+      ...(options.crossNodeTurns ? { crossNodeTurns: options.crossNodeTurns } : {}),
       now,
       async close() {
         stopFollowing()

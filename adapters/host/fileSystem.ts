@@ -1,3 +1,4 @@
+import type { CrossNodeTurns } from '../../core/documents/turns.js'
 import type { FileSystemPort } from '../../core/files/port.js'
 import { createFileExclusive, writeFileAtomic } from '../fs/atomicWrite.js'
 import { QuireError } from '../../core/errors.js'
@@ -11,7 +12,12 @@ import { removeStaleTemps } from '../fs/staleTemps.js'
  * The core's file-system port on the real file system (adapters/fs), with the disk watcher told of Quire's own
  * writes. `dataDirectory` is Quire's home: nothing inside it is ever in scope, whatever workspace contains it.
  */
-export function createFileSystem(dataDirectory: string, announceWrite: (path: string, sha256: string) => void = () => {}): FileSystemPort {
+export function createFileSystem(
+  dataDirectory: string,
+  announceWrite: (path: string, sha256: string) => void = () => {},
+  /** On a log several nodes share: a save holds its file's turn among them, from its queue turn to its end. */
+  acrossNodes: () => CrossNodeTurns | undefined = () => undefined,
+): FileSystemPort {
   const queue = new SaveQueue()
   // Resolved once, at the first check: the directory exists by then (the engine opened its log in it).
   let ownData: string[] | undefined
@@ -38,7 +44,31 @@ export function createFileSystem(dataDirectory: string, announceWrite: (path: st
       return (await readText(path)).text
     },
     async enqueueSave(path, job, atTurn) {
-      const outcome = await queue.enqueue(path, job, { atTurn })
+      const turns = acrossNodes()
+      let release: (() => Promise<void>) | undefined
+      const outcome = turns
+        ? await queue.enqueue(
+            path,
+            async () => {
+              try {
+                return await job()
+              } finally {
+                await release?.().catch(() => {})
+              }
+            },
+            {
+              atTurn: async (turn) => {
+                release = await takeFileTurn(turns, turn.key)
+                try {
+                  await atTurn()
+                } catch (error) {
+                  await release().catch(() => {})
+                  throw error
+                }
+              },
+            },
+          )
+        : await queue.enqueue(path, job, { atTurn })
       return outcome.status === 'written' ? { status: 'written', value: outcome.value } : { status: 'superseded' }
     },
     writeAtomic: (path, content) => writeFileAtomic(path, content),
@@ -50,4 +80,18 @@ export function createFileSystem(dataDirectory: string, announceWrite: (path: st
       announceWrite(path, sha256)
     },
   }
+}
+
+/** How long a save waits for another node's save of the same file. */
+const FILE_TURN_WAIT_MS = 10_000
+
+async function takeFileTurn(turns: CrossNodeTurns, key: string): Promise<() => Promise<void>> {
+  let taken: (() => Promise<void>) | undefined
+  try {
+    taken = await turns.take(`file:${key}`, FILE_TURN_WAIT_MS)
+  } catch (error) {
+    throw new QuireError('JOURNAL_UNAVAILABLE', `the nodes' shared log cannot be reached, so nothing was written: ${(error as Error).message}`)
+  }
+  if (!taken) throw new QuireError('WRITE_BUSY', `WRITE_BUSY: another node's save held this file for ${FILE_TURN_WAIT_MS} ms; nothing was written`)
+  return taken
 }

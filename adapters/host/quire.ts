@@ -24,8 +24,10 @@ export interface QuireOptions extends EngineHomeOptions {
  */
 export async function openQuire(home: string, options: QuireOptions = {}): Promise<Quire> {
   let diskSync: DiskSync | undefined
-  const fileSystem = options.fileSystem ?? createFileSystem(home, (path, sha256) => diskSync?.watcher.expectWrite(path, sha256))
+  let opened: Engine | undefined
+  const fileSystem = options.fileSystem ?? createFileSystem(home, (path, sha256) => diskSync?.watcher.expectWrite(path, sha256), () => opened?.crossNodeTurns)
   const engine = await openEngineHome(home, { ...options, fileSystem })
+  opened = engine
   const services = createServices(engine, QUIRE_VERSION)
   if (options.watchDisk !== false) diskSync = new DiskSync(services, options.log)
   return {

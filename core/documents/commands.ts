@@ -138,6 +138,15 @@ export class DocumentCommands {
     crossNodeTurns?: CrossNodeTurns,
   ) {
     this.turns = new DocumentTurns(undefined, crossNodeTurns)
+    this.amongNodes = crossNodeTurns !== undefined
+  }
+
+  /** Whether other nodes append to this log too (their events reach this node's documents a little later). */
+  readonly amongNodes: boolean
+
+  /** Folds into the document, if this node holds it, whatever the log holds of it past this node's state. */
+  caughtUp(docId: string): Promise<void> {
+    return this.catchUp(docId)
   }
 
   async create(input: CreateDocumentInput): Promise<{ docId: string; revision: string }> {

@@ -298,6 +298,7 @@ export class FileCommands {
         if (!this.workspace.state.tabs.has(tab.tabId)) {
           throw new QuireError('INVALID_TAB', 'the tab was closed before its save ran; nothing was written')
         }
+        if (this.documentCommands.amongNodes) await this.assertNotOvertakenOnAnotherNode(tab.docId, path, revisionPosition, document.revision)
         if (document.divergence && !document.divergence.kept && path === tab.path) {
           // Another program changed the file and nobody has chosen between the versions: writing now would destroy
           // the other version silently.
@@ -312,6 +313,19 @@ export class FileCommands {
       throw new QuireError('STALE', 'a later save already wrote this file; nothing was written', { current_revision: document.revision })
     }
     return outcome.value
+  }
+
+  /**
+   * Among nodes, the save queue's order holds on each node only; the file's turn (the port holds it across nodes while
+   * this runs) and the log's last save of the file say whether another node already wrote a later revision there: the
+   * file must not go back to older content (SAVE.3), so this save answers STALE as one overtaken on its own node does.
+   */
+  private async assertNotOvertakenOnAnotherNode(docId: string, path: string, revisionPosition: number, revision: string): Promise<void> {
+    await this.documentCommands.caughtUp(docId)
+    const saved = (await this.documents.get(docId))?.saved
+    if (saved && saved.path === path && saved.revisionPosition > revisionPosition) {
+      throw new QuireError('STALE', 'a later save already wrote this file on another node; nothing was written', { current_revision: revision })
+    }
   }
 
   /**
