@@ -259,19 +259,25 @@ export class FileCommands {
     tab: TabState,
     path: string,
     caller: Caller,
-    options: { exclusive?: boolean; approval?: Approval; tool: string },
+    options: { exclusive?: boolean; approval?: Approval; tool: string; unchangedSince?: string },
   ): Promise<{ revision: string; journaled: Journaled }> {
-    await this.assignIdentity(tab, path)
-    // Before this save takes its file's queue: adopting saves other files, and waiting on their queues while holding
-    // this one could deadlock with a save of theirs adopting this file.
-    if (caller.actor.kind === 'mcp') await this.adoptInputs(caller.connection, path)
+    const identified = await this.assignIdentity(tab, path, options.unchangedSince)
     const document = await this.documents.get(tab.docId)
     if (!document) throw new QuireError('INVALID_TAB', `tab ${tab.tabId} has no document`)
+    if (options.unchangedSince !== undefined && document.revision !== (identified ?? options.unchangedSince)) {
+      // An adoption saves a file as it was read; an edit since (another assistant's write waiting for its own save)
+      // must not be saved, nor captured, in its name.
+      throw new QuireError('STALE', `${path} changed since it was read; it is not adopted`, { current_revision: document.revision })
+    }
     // What the file will hold, and the revision it is: an edit landing while the file is written leaves it dirty.
     const text = document.content
     const revision = document.revision
     const revisionPosition = document.revisionPosition
     const digest = sha256(text)
+    // After the text is taken (another write landing while its inputs are adopted must not become this save's), and
+    // before this save takes its file's queue: adopting saves other files, and waiting on their queues while holding
+    // this one could deadlock with a save of theirs adopting this file.
+    if (caller.actor.kind === 'mcp') await this.adoptInputs(caller.connection, path)
     const outcome = await this.fs.enqueueSave(
       path,
       async () => {
@@ -333,13 +339,21 @@ export class FileCommands {
    * the document (so the person's editor, peers and the next save all carry it), written by the same save. An edit
    * that cannot get the document's turn leaves the id for the next save; the save itself goes on.
    */
-  private async assignIdentity(tab: TabState, path: string): Promise<void> {
+  private async assignIdentity(tab: TabState, path: string, unchangedSince?: string): Promise<string | undefined> {
     const document = await this.documents.get(tab.docId)
-    if (!document || this.coherence.identityFor(path, document.content) === undefined) return
+    if (!document || this.coherence.identityFor(path, document.content) === undefined) return undefined
     try {
-      await this.documentCommands.write({ docId: tab.docId, content: (current) => this.coherence.identityFor(path, current) ?? current, actor: SYSTEM })
+      const written = await this.documentCommands.write({
+        docId: tab.docId,
+        content: (current) => this.coherence.identityFor(path, current) ?? current,
+        actor: SYSTEM,
+        ...(unchangedSince === undefined ? {} : { expectedRevision: unchangedSince }),
+      })
+      return written.revision
     } catch (error) {
-      if (!isQuireError(error)) throw error
+      // An adoption goes no further than its identity: the file changed since it was read (STALE), or cannot take it.
+      if (!isQuireError(error) || unchangedSince !== undefined) throw error
+      return undefined
     }
   }
 
@@ -355,7 +369,7 @@ export class FileCommands {
       const tab = docId === undefined ? undefined : this.workspace.state.tabsOfDocument(docId)[0]
       if (!document || !tab || document.dirty || this.coherence.identityFor(path, document.content) === undefined) continue
       try {
-        await this.persist(tab, path, ADOPTION, { tool: 'coherence.adopt' })
+        await this.persist(tab, path, ADOPTION, { tool: 'coherence.adopt', unchangedSince: document.revision })
       } catch (error) {
         if (!isQuireError(error)) throw error
       }
