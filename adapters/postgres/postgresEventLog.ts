@@ -208,7 +208,8 @@ export class PostgresEventLog implements EventLog {
       async (rows) => {
         if (this.released) throw new StoreClosedError()
         if (this.suspect) await this.recover()
-        const write = () => this.writeRows(rows)
+        // A write that was held back (by the interceptor) past close must not land: its appends were failed as closed.
+        const write = () => (this.released ? Promise.reject(new StoreClosedError()) : this.writeRows(rows))
         await (intercept ? intercept(write) : write())
       },
       {
@@ -486,9 +487,15 @@ export class PostgresEventLog implements EventLog {
    * another node wrote meanwhile; taking the lease afresh locks by itself.
    */
   private async writerConnection(relock: boolean): Promise<pg.Client> {
+    // Once released, the writer stays ended: a connection made now would write after close said it was done.
+    if (this.released) throw new StoreClosedError()
     while (this.writerBroken) {
       this.reconnecting ??= (async () => {
         const client = await connect(this.connectionString, WRITER, this.connectTimeoutMs)
+        if (this.released) {
+          void client.end().catch(() => {})
+          throw new StoreClosedError()
+        }
         void this.writer.end().catch(() => {})
         this.writer = client
         this.writerBroken = false
@@ -869,17 +876,45 @@ export class PostgresEventLog implements EventLog {
     await this.query(`clearing the ${projection} snapshots`, this.sql.clearSnapshots, [projection])
   }
 
+  /**
+   * Reads the whole log in one REPEATABLE READ snapshot, so other nodes committing meanwhile (or a check run while
+   * this node writes) never make the events, `log_head` and `streams` disagree; the snapshot may be ahead of what
+   * this node has heard, never behind it.
+   */
   async checkIntegrity(): Promise<IntegrityReport> {
     this.assertReadable()
     await this.flush()
     await this.recovering?.catch(() => {})
+    const operation = 'checking the log'
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw asUnreachable(operation, error)
+    })
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+      const report = await this.checkWithin(client)
+      await client.query('COMMIT')
+      return report
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {})
+      if (isUnreachable(error)) broken = error as Error
+      throw asUnreachable(operation, error)
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  private async checkWithin(client: pg.PoolClient): Promise<IntegrityReport> {
     const problems: string[] = []
+    const durable = this.durablePosition
     const lastOfStream = new Map<string, { version: number; position: number }>()
+    /** Each stream's last event this node counts durable, what its in-memory head must be. */
+    const lastKnown = new Map<string, { version: number; position: number }>()
     let expected = 1
     let events = 0
     let cursor = 0
     for (;;) {
-      const { rows } = await this.query<StoredRow>('checking the log', this.sql.readAll, [cursor, Number.MAX_SAFE_INTEGER, PAGE])
+      const { rows } = await client.query<StoredRow>(this.sql.readAll, [cursor, Number.MAX_SAFE_INTEGER, PAGE])
       for (const row of rows) {
         if (row.position !== expected) problems.push(`positions ${expected}..${row.position - 1} are missing`)
         expected = row.position + 1
@@ -887,7 +922,9 @@ export class PostgresEventLog implements EventLog {
         if ((previous?.version ?? 0) + 1 !== row.stream_version) {
           problems.push(`${row.stream} jumps from version ${previous?.version ?? 0} to ${row.stream_version} at position ${row.position}`)
         }
-        lastOfStream.set(row.stream, { version: row.stream_version, position: row.position })
+        const last = { version: row.stream_version, position: row.position }
+        lastOfStream.set(row.stream, last)
+        if (row.position <= durable) lastKnown.set(row.stream, last)
         const decoded = decodeRow(row, this.options.registry)
         if ('event' in decoded) {
           events++
@@ -899,28 +936,27 @@ export class PostgresEventLog implements EventLog {
       if (rows.length < PAGE) break
       cursor = rows[rows.length - 1]!.position
     }
-    if (expected - 1 !== this.durablePosition) {
-      problems.push(`the log ends at ${expected - 1} but this node believes its head is ${this.durablePosition}`)
+    const end = expected - 1
+    if (end < durable) problems.push(`the log ends at ${end} but this node believes its head is ${durable}`)
+    const { rows: headRows } = await client.query<{ position: number }>(this.sql.head)
+    if (headRows[0]!.position !== end) problems.push(`log_head says ${headRows[0]!.position}, the log ends at ${end}`)
+    const { rows: streamRows } = await client.query<{ stream: string; version: number; position: number }>(this.sql.streams, [''])
+    for (const row of streamRows) {
+      const last = lastOfStream.get(row.stream)
+      if (!last || row.version !== last.version || row.position !== last.position) {
+        problems.push(`streams row of ${row.stream} says version ${row.version} at ${row.position}, log says ${last?.version ?? 0} at ${last?.position ?? 0}`)
+      }
     }
-    const { rows: headRows } = await this.query<{ position: number }>('checking the log', this.sql.head)
-    if (headRows[0]!.position !== expected - 1) problems.push(`log_head says ${headRows[0]!.position}, the log ends at ${expected - 1}`)
-    const { rows: streamRows } = await this.query<{ stream: string; version: number; position: number }>('checking the log', this.sql.streams, [''])
-    const tabled = new Map(streamRows.map((row) => [row.stream, row]))
-    let streams = 0
-    for await (const { stream, head } of this.streams()) {
-      streams++
-      const last = lastOfStream.get(stream)
-      const row = tabled.get(stream)
-      if (!last || last.version !== head.version || last.position !== head.position) {
+    const tabled = new Set(streamRows.map((row) => row.stream))
+    for (const stream of lastOfStream.keys()) if (!tabled.has(stream)) problems.push(`${stream} has events but no streams row`)
+    for (const [stream, head] of this.heads) {
+      if (head.position > durable) continue
+      const last = lastKnown.get(stream)
+      if ((last?.version ?? 0) !== head.version || (last?.position ?? 0) !== head.position) {
         problems.push(`head of ${stream} says version ${head.version} at ${head.position}, log says ${last?.version ?? 0} at ${last?.position ?? 0}`)
       }
-      if (!row || row.version !== last?.version || row.position !== last.position) {
-        problems.push(`streams row of ${stream} says version ${row?.version ?? 0} at ${row?.position ?? 0}, log says ${last?.version ?? 0} at ${last?.position ?? 0}`)
-      }
-      lastOfStream.delete(stream)
     }
-    for (const stream of lastOfStream.keys()) problems.push(`${stream} has events but no streams row`)
-    return { events, streams, head: this.durablePosition, problems, quarantined: this.quarantinedRecords() }
+    return { events, streams: lastOfStream.size, head: durable, problems, quarantined: this.quarantinedRecords() }
   }
 
   async flush(): Promise<void> {

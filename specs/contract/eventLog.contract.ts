@@ -425,6 +425,27 @@ export function describeEventLogContract(name: string, factory: EventLogFactory)
           fuzzParameters({ numRuns: 15 }),
         )
       })
+      // Found under load on PostgreSQL (seed 20261201, path 8 of the property above): a write held past close's timeout
+      // was let go after close, made a new connection and committed, so a log reopened meanwhile saw events appear.
+      it('given a write the disk holds past close, when the disk lets it go after close, then it never lands: the reopened log stays as close left it', async () => {
+        const disk = new Disk()
+        await withLog({ interceptWrite: disk.interceptWrite, closeTimeoutMs: 100 }, async (subject) => {
+          await (await subject.log.append([{ stream: 's', events: [noted()] }])).durable
+          const reached = disk.hold()
+          const held = await subject.log.append([{ stream: 's', events: [noted(), noted()] }])
+          const outcome = held.durable.then(() => 'acknowledged', (error: unknown) => error)
+          await reached
+          await subject.log.close()
+          expect(await outcome).toBeInstanceOf(JournalWriteError)
+          const reopened = await subject.reopen()
+          const before = await assertSoundLog(reopened)
+          disk.heal()
+          await turns(50)
+          await new Promise((resolve) => setTimeout(resolve, 200))
+          expect(await assertSoundLog(reopened)).toEqual(before)
+          expect(before.map((event) => event.position)).toEqual([1])
+        })
+      })
     })
 
     describe('subscriptions', () => {
