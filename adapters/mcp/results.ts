@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { isQuireError } from '../../core/errors.js'
+import { EventStoreError } from '../../core/log/errors.js'
 
 /**
  * How tool outcomes reach the model (DESIGN §10, TOOLS.md §12.1): success is JSON text plus the same object as
@@ -53,6 +54,11 @@ export function fromError(error: unknown, internalDetails: Record<string, unknow
   if (isQuireError(error)) {
     if (PLAIN_STRING_CODES.has(error.code)) return plainError(error.message)
     return envelope(error.code, error.message, { ...error.details })
+  }
+  // The store could not be reached (PostgreSQL down or restarting): still INTERNAL, the spec's code for a read that
+  // failed, but not "unexpected", and said to be worth retrying, since the same call succeeds once it is back.
+  if (error instanceof EventStoreError && error.code === 'LOG_UNREACHABLE') {
+    return envelope('INTERNAL', error.message, { ...internalDetails, reason: 'log-unreachable', retryable: true })
   }
   const message = error instanceof Error ? error.message : String(error)
   return envelope('INTERNAL', `unexpected error: ${message}`, internalDetails)

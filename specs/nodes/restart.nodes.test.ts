@@ -4,6 +4,7 @@ import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import { startRestartablePostgres, type RestartablePostgres } from '../support/postgresServer.js'
 import { useTempHomes } from '../support/tempHome.js'
+import { fromError } from '../../adapters/mcp/results.js'
 import { eventually } from './support.js'
 
 /**
@@ -31,6 +32,7 @@ describe('PostgreSQL restarted under running nodes', () => {
       const [a, b] = nodes as [Quire, Quire]
       const { docId } = await a.services.documents.create({ kind: 'markdown', content: 'before\n', path: null, title: 'r', origin: 'untitled', actor: USER })
       await eventually(async () => (await b.services.engine.documents.get(docId)) !== undefined)
+      const { docId: unheld } = await a.services.documents.create({ kind: 'markdown', content: 'not on b\n', path: null, title: 'u', origin: 'untitled', actor: USER })
 
       server.stopServer()
       const started = Date.now()
@@ -39,6 +41,12 @@ describe('PostgreSQL restarted under running nodes', () => {
       // Within the log's retry window and the write's journal deadline, not an indefinite hang.
       expect(Date.now() - started).toBeLessThan(15_000)
       for (const node of nodes) expect((await node.services.engine.documents.get(docId))!.content).toBe('before\n')
+      // A read that needs the database (a document node B does not hold yet) fails as INTERNAL, said to be retryable.
+      const unreadable = await b.services.engine.documents.get(unheld).then(() => undefined, (error: unknown) => error)
+      expect(unreadable).toBeDefined()
+      const answer = fromError(unreadable).structuredContent as Record<string, unknown>
+      expect(answer).toMatchObject({ error: 'INTERNAL', reason: 'log-unreachable', retryable: true })
+      expect(answer['message']).toMatch(/cannot be reached/)
 
       server.startServer()
       await eventually(async () => {
