@@ -31,7 +31,9 @@ import { fmtInt, fmtMs, fmtRate, fmtRatio, median, now, percentile, printTable, 
  * the ratios are the medians of the rounds' ratios, so drift in the disk's speed over the run shows in both sides of
  * each. Every phase also records what it cost: the server's write transactions (transaction ids taken: one per commit
  * that wrote, none for read-only ones; on QUIRE_TEST_POSTGRES other databases' count too), its WAL bytes, and the CPU of
- * PostgreSQL's server processes (a throwaway cluster only), of the node, and of this process (the clients).
+ * PostgreSQL's server processes (a throwaway cluster only), of the node, and of this process (the clients). /proc counts
+ * CPU in 10 ms ticks per process, so the raw phases' fresh backends (one per connection, each a few ms of CPU at the
+ * start) are undercounted by up to 10 ms each: the 64-connection phase's PostgreSQL CPU is a low bound.
  */
 
 const Appended = defineEvent({ type: 'bench.appended', version: 1, schema: z.object({ update: z.instanceof(Uint8Array) }) })
@@ -420,7 +422,7 @@ export const postgresBenchmark: Benchmark = {
       )
       // What one MCP write's latency is made of, at 1 client (no group commit to share): its write transactions, each
       // about one durable append of the log (measured alone in the same rounds), one after the other (the change waits
-      // for its journal entry to be on disk); the rest is HTTP, JSON-RPC and the node's and Yjs's work.
+      // for its journal entry to be on disk); the rest is HTTP, JSON-RPC, the engine's and Yjs's work, on both sides.
       const allLatencies = (list: readonly Phase[]) => list.flatMap((phase) => phase.latencies)
       const commitsPerWrite = total(mcpOne, (phase) => phase.costs.transactions) / writesOf(mcpOne)
       const mcpP50 = percentile(allLatencies(mcpOne), 50)
@@ -429,7 +431,7 @@ export const postgresBenchmark: Benchmark = {
       const inCommits = commitsPerWrite * appendP50
       console.log(
         `one MCP write, 1 client: p50 ${fmtMs(mcpP50)}, ${commitsPerWrite.toFixed(2)} write transactions per write; at one durable append's p50 each (${fmtMs(appendP50)}; ` +
-          `a raw commit's is ${fmtMs(rawP50)}) they account for ${fmtMs(inCommits)}, the other ${fmtMs(mcpP50 - inCommits)} is HTTP, JSON-RPC and the node's work ` +
+          `a raw commit's is ${fmtMs(rawP50)}) they account for ${fmtMs(inCommits)}; the other ${fmtMs(mcpP50 - inCommits)} is HTTP, JSON-RPC, the engine's and Yjs's work, and waiting for a core ` +
           `(node CPU ${perOp(mcpOne, (phase) => phase.costs.nodeCpuMs, 2)} ms, client CPU ${perOp(mcpOne, (phase) => phase.costs.benchCpuMs, 2)} ms per write)`,
       )
       return [

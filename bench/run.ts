@@ -35,7 +35,8 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
  * (the browser benchmark's phase length); QUIRE_BENCH_COHERENCE_FILES, QUIRE_BENCH_COHERENCE_ENTRIES and
  * QUIRE_BENCH_COHERENCE_APPENDS (the coherence workspace's size and the appends timed); QUIRE_BENCH_WORKFLOW_RUNS (samples
  * per size of the workflowParse benchmark); QUIRE_BENCH_SCALING (which curves of the scaling benchmark run);
- * QUIRE_BENCH_POSTGRES_MS and QUIRE_BENCH_POSTGRES_ROUNDS (the postgres benchmark's phases; its server is QUIRE_TEST_POSTGRES or a
+ * QUIRE_BENCH_POSTGRES_MS, QUIRE_BENCH_POSTGRES_ROUNDS and QUIRE_BENCH_POSTGRES_MCP_CLIENTS (the postgres benchmark's phases and
+ * its many-client MCP phase's clients; its server is QUIRE_TEST_POSTGRES or a
  * throwaway cluster, and it is skipped with a line saying so when PostgreSQL is not installed); QUIRE_BENCH_NODES_MS,
  * QUIRE_BENCH_NODES_ROUNDS, QUIRE_BENCH_NODES_CLIENTS, QUIRE_BENCH_NODES_RATE and QUIRE_BENCH_NODES_FANOUT_MS (the nodes
  * benchmark's write phases, rounds, MCP clients, typist's edits/s and fan-out phases; its server as the postgres one's).
