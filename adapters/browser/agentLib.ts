@@ -1,3 +1,4 @@
+import { ACCESSIBLE_NAME_SOURCE } from './accessibleName.js'
 import { ACT_LIB_SOURCE } from './actLib.js'
 
 /**
@@ -5,7 +6,8 @@ import { ACT_LIB_SOURCE } from './actLib.js'
  * frame (see pageSession.ts), which shares the DOM with the page but none of the page's JavaScript globals, so a
  * page cannot read or forge the ref store. The reads never write to the DOM (BRR.GEN.2); only `act` and `style`
  * (actLib.ts) change the page. It is source text rather than a function because the engine compiles without DOM
- * types and the code runs in another realm anyway.
+ * types and the code runs in another realm anyway. Its role and name rules are accessibleName.ts's, which the recorder's
+ * capture shim names elements by too, so that a recorded step finds its element at replay.
  *
  * One store per document: the isolated world's global lives exactly as long as the document, so refs are stable for
  * the document's life (BRR.READ.4) and start over when a navigation replaces it.
@@ -26,71 +28,7 @@ export const AGENT_LIB_SOURCE = String.raw`(() => {
     const el = store.byRef.get(ref)?.deref()
     return el && el.isConnected ? el : null
   }
-  const normalize = (text) => (text || '').replace(/\s+/g, ' ').trim()
-  const textOf = (el) => normalize(el.textContent)
-  const BUTTON_INPUTS = new Set(['submit', 'button', 'reset', 'image'])
-  // Landmarks and containers are not named by their content (ARIA's "name from content" roles are).
-  const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'checkbox', 'radio', 'switch', 'tab', 'menuitem',
-    'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem', 'cell', 'columnheader', 'rowheader', 'gridcell', 'tooltip'])
-  // What a person sees of the element's text: innerText leaves out what CSS hides.
-  const renderedTextOf = (el) => normalize(typeof el.innerText === 'string' ? el.innerText : el.textContent)
-
-  const roleOf = (el) => {
-    const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0]
-    if (explicit) return explicit === 'presentation' || explicit === 'none' ? null : explicit
-    const tag = el.localName
-    if (/^h[1-6]$/.test(tag)) return 'heading'
-    switch (tag) {
-      case 'button': return 'button'
-      case 'a': return el.hasAttribute('href') ? 'link' : null
-      case 'nav': return 'navigation'
-      case 'main': return 'main'
-      case 'textarea': return 'textbox'
-      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox'
-      case 'img': return 'img'
-      case 'input': {
-        const type = (el.getAttribute('type') || 'text').toLowerCase()
-        if (type === 'checkbox') return 'checkbox'
-        if (type === 'radio') return 'radio'
-        if (BUTTON_INPUTS.has(type) || type === 'file') return 'button'
-        if (type === 'range') return 'slider'
-        if (type === 'number') return 'spinbutton'
-        if (type === 'search') return 'searchbox'
-        if (type === 'hidden') return null
-        return 'textbox'
-      }
-    }
-    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return 'textbox'
-    return null
-  }
-
-  const nameOf = (el) => {
-    const labelledBy = el.getAttribute('aria-labelledby')
-    if (labelledBy) {
-      const root = el.getRootNode()
-      const text = labelledBy.split(/\s+/).map((id) => root.getElementById?.(id) || document.getElementById(id))
-        .filter(Boolean).map(textOf).join(' ')
-      if (normalize(text)) return normalize(text)
-    }
-    const label = normalize(el.getAttribute('aria-label'))
-    if (label) return label
-    if (el.localName === 'img') return normalize(el.getAttribute('alt'))
-    const isControl = ['input', 'select', 'textarea'].includes(el.localName)
-    if (isControl) {
-      const fromLabels = el.labels ? Array.from(el.labels).map(textOf).join(' ') : ''
-      if (normalize(fromLabels)) return normalize(fromLabels)
-      const wrapping = el.closest('label')
-      if (wrapping && textOf(wrapping)) return textOf(wrapping)
-      if (el.getAttribute('type') === 'image' && el.getAttribute('alt')) return normalize(el.getAttribute('alt'))
-      const placeholder = normalize(el.getAttribute('placeholder'))
-      if (placeholder) return placeholder
-      if (el.localName === 'input' && BUTTON_INPUTS.has((el.type || '').toLowerCase())) return normalize(el.value)
-      return normalize(el.getAttribute('title'))
-    }
-    if (NAME_FROM_CONTENT.has(roleOf(el))) return renderedTextOf(el) || normalize(el.getAttribute('title'))
-    return normalize(el.getAttribute('title'))
-  }
-
+${ACCESSIBLE_NAME_SOURCE}
   // Hidden for the accessibility tree: the whole subtree goes (display:none, hidden, aria-hidden, inert).
   const subtreeHidden = (el) => el.hidden || el.inert || el.getAttribute('aria-hidden') === 'true' ||
     getComputedStyle(el).display === 'none'

@@ -1,3 +1,5 @@
+import { ACCESSIBLE_NAME_SOURCE } from './accessibleName.js'
+
 /**
  * The capture shim of `workflow_record` (BR.WORKFLOW_RECORD.4), as source text run in an isolated world of its own
  * (RECORDER_WORLD) in the main frame of each document the tab loads while it is armed. It shares the DOM with the page
@@ -5,7 +7,7 @@
  *
  * What it reports, through the binding, is a locator and a kind of event, never what was typed: it listens to the
  * person's trusted `click`, `input` and `submit` events and reads of the element only what names it (its role and
- * accessible name, by the same rules as the agent library's read, agentLib.ts) and what kind of field it is (its
+ * accessible name, by the rules the agent library's read uses too, accessibleName.ts) and what kind of field it is (its
  * `type`, its `autocomplete` tokens). It never reads a field's `value`, selection or text content, so no typed value
  * can reach the recording whatever the page does (BR.WORKFLOW_RECORD.7). The one exception is the label of a button
  * input (`<input type=submit value="Log in">`), which is its name: that value is the page's own text, not the
@@ -28,73 +30,10 @@ export const RECORDER_SHIM_SOURCE = String.raw`(() => {
   if (typeof send !== 'function') return 'no-binding'
   const report = (message) => send(JSON.stringify(message))
 
-  const normalize = (text) => (text || '').replace(/\s+/g, ' ').trim()
-  const textOf = (el) => normalize(el.textContent)
-  const BUTTON_INPUTS = new Set(['submit', 'button', 'reset', 'image'])
+${ACCESSIBLE_NAME_SOURCE}
   const TEXT_INPUTS = new Set(['text', 'email', 'search', 'tel', 'url', 'number', 'password'])
-  const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'checkbox', 'radio', 'switch', 'tab', 'menuitem',
-    'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem', 'cell', 'columnheader', 'rowheader', 'gridcell', 'tooltip'])
   const CLICKABLE = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'treeitem'])
-  const renderedTextOf = (el) => normalize(typeof el.innerText === 'string' ? el.innerText : el.textContent)
-  const inputType = (el) => (el.getAttribute('type') || 'text').toLowerCase()
-
-  // agentLib.ts's roleOf, rule for rule: the recorded role is the one a replay's act looks for.
-  const roleOf = (el) => {
-    const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0]
-    if (explicit) return explicit === 'presentation' || explicit === 'none' ? null : explicit
-    const tag = el.localName
-    if (/^h[1-6]$/.test(tag)) return 'heading'
-    switch (tag) {
-      case 'button': return 'button'
-      case 'a': return el.hasAttribute('href') ? 'link' : null
-      case 'nav': return 'navigation'
-      case 'main': return 'main'
-      case 'textarea': return 'textbox'
-      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox'
-      case 'img': return 'img'
-      case 'input': {
-        const type = inputType(el)
-        if (type === 'checkbox') return 'checkbox'
-        if (type === 'radio') return 'radio'
-        if (BUTTON_INPUTS.has(type) || type === 'file') return 'button'
-        if (type === 'range') return 'slider'
-        if (type === 'number') return 'spinbutton'
-        if (type === 'search') return 'searchbox'
-        if (type === 'hidden') return null
-        return 'textbox'
-      }
-    }
-    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return 'textbox'
-    return null
-  }
-
-  // agentLib.ts's nameOf, except that a button input's label is read from its value attribute (the page's text).
-  const nameOf = (el) => {
-    const labelledBy = el.getAttribute('aria-labelledby')
-    if (labelledBy) {
-      const root = el.getRootNode()
-      const text = labelledBy.split(/\s+/).map((id) => root.getElementById?.(id) || document.getElementById(id))
-        .filter(Boolean).map(textOf).join(' ')
-      if (normalize(text)) return normalize(text)
-    }
-    const label = normalize(el.getAttribute('aria-label'))
-    if (label) return label
-    if (el.localName === 'img') return normalize(el.getAttribute('alt'))
-    if (['input', 'select', 'textarea'].includes(el.localName)) {
-      const fromLabels = el.labels ? Array.from(el.labels).map(textOf).join(' ') : ''
-      if (normalize(fromLabels)) return normalize(fromLabels)
-      const wrapping = el.closest('label')
-      if (wrapping && textOf(wrapping)) return textOf(wrapping)
-      if (el.getAttribute('type') === 'image' && el.getAttribute('alt')) return normalize(el.getAttribute('alt'))
-      const placeholder = normalize(el.getAttribute('placeholder'))
-      if (placeholder) return placeholder
-      if (el.localName === 'input' && BUTTON_INPUTS.has(inputType(el))) return normalize(el.getAttribute('value'))
-      return normalize(el.getAttribute('title'))
-    }
-    if (NAME_FROM_CONTENT.has(roleOf(el))) return renderedTextOf(el) || normalize(el.getAttribute('title'))
-    return normalize(el.getAttribute('title'))
-  }
 
   // What kind of field an edit goes into, from its tag, type and autocomplete tokens; null for what is not typed into.
   const fieldOf = (el) => {

@@ -1,10 +1,13 @@
 /**
  * The capture shim of `workflow_record` on real Chromium (adapters/browser/recorderCapture.ts, recorderShim.ts): what
  * the person's input becomes, as the engine's own input path sends it (the console's live view), against the names
- * the agent's read gives the same elements (a recorded step must find its element at replay); the page's own events
+ * the agent's read gives the same elements (a recorded step must find its element at replay: both worlds name elements
+ * by accessibleName.ts, and every element of everyName.html gets the same role and name in each); the page's own events
  * ignored; nothing left behind once disarmed.
  */
 import { describe, expect, test } from 'vitest'
+import { ACCESSIBLE_NAME_SOURCE } from '../../adapters/browser/accessibleName.js'
+import { AGENT_LIB_SOURCE } from '../../adapters/browser/agentLib.js'
 import { RECORDER_SHIM_SOURCE } from '../../adapters/browser/recorderShim.js'
 import type { CapturedEvent } from '../../core/browser/workflow/recordDraft.js'
 import { useEngine } from './support/engineRig.js'
@@ -55,6 +58,13 @@ describe('the recorder\'s capture shim', () => {
     expect(RECORDER_SHIM_SOURCE).toContain("if (el.localName === 'input' && BUTTON_INPUTS.has(inputType(el))) return normalize(el.getAttribute('value'))")
   })
 
+  test('BR.WORKFLOW_RECORD.11 by construction: the shim and the agent library splice one text of role and name rules, and neither has rules of its own', () => {
+    for (const source of [RECORDER_SHIM_SOURCE, AGENT_LIB_SOURCE]) {
+      expect(source).toContain(ACCESSIBLE_NAME_SOURCE)
+      expect(source.match(/\bconst (?:roleOf|nameOf)\b/g)).toEqual(['const roleOf', 'const nameOf'])
+    }
+  })
+
   test('BR.WORKFLOW_RECORD.4 / BR.WORKFLOW_RECORD.11 each click and edit of the person\'s is its element\'s role and name, the same the agent\'s read gives', async () => {
     const { tabId, seen, capture } = await armed('/record/names.html')
     const clicks = ['#b-text', '#b-aria', '#b-labelledby', '#b-submit', '#a-link', '#a-img', '#d-role', '#c-box']
@@ -80,6 +90,33 @@ describe('the recorder\'s capture shim', () => {
     await capture.disarm()
     expect(seen).toEqual(expected)
     expect(JSON.stringify(seen)).not.toContain('SECRET')
+  })
+
+  test('BR.WORKFLOW_RECORD.11 the recorder\'s world and the agent\'s world name every element of a page alike, and as the fixture says', async () => {
+    const { tabId, seen, capture } = await armed('/record/everyName.html')
+    const { elements } = await rig.engine.query(AGENT, tabId, '[data-role]', { attributes: true, box: true })
+    const { snapshot } = await rig.engine.read(AGENT, tabId)
+    const fixtureSays = elements.map(({ attributes }) => ({ role: attributes!['data-role']!, name: attributes!['data-name']! }))
+    const agentSays = elements.map(({ ref, attributes }) => {
+      // A shadow root's element has no ref of the host's: it is the read's node of that role and name.
+      const node = 'data-in-shadow' in attributes!
+        ? snapshot.find((entry) => entry.role === attributes!['data-role'] && entry.name === attributes!['data-name'])
+        : snapshot.find((entry) => entry.ref === ref)
+      return { role: node?.role ?? '(not in the read)', name: node?.name ?? '' }
+    })
+    expect(agentSays).toEqual(fixtureSays)
+
+    for (const { box, attributes } of elements) {
+      const at = { x: box!.x + Math.min(box!.width / 2, 8), y: box!.y + box!.height / 2 }
+      await rig.engine.dispatchInput(tabId, { kind: 'mouse', action: 'down', ...at, button: 'left', clickCount: 1 })
+      await rig.engine.dispatchInput(tabId, { kind: 'mouse', action: 'up', ...at, button: 'left', clickCount: 1 })
+      if (attributes!['data-field'] !== undefined) await rig.engine.dispatchInput(tabId, { kind: 'text', text: '7' })
+    }
+    await capture.disarm()
+    expect(seen).toEqual(elements.map(({ attributes }, index) => {
+      const field = attributes!['data-field']
+      return field === undefined ? { kind: 'click', ...agentSays[index] } : { kind: 'edit', ...agentSays[index], field }
+    }))
   })
 
   test('BR.WORKFLOW_RECORD.1 the page\'s own clicks and edits are not the person\'s; a click on nothing nameable is no event', async () => {
