@@ -4,7 +4,8 @@ import type { EventInput, EventLog, RecordedEvent } from '../log/eventLog.js'
 import { STREAM_DOES_NOT_EXIST, type ExpectedStreamVersion } from '../log/expectedVersion.js'
 import { appendFolded, type Appended, type FoldingAppend } from '../streams/append.js'
 import { KeyedSteps } from '../streams/steps.js'
-import { retryingConflicts } from '../streams/conflicts.js'
+import { CONFLICT_RETRIES, retryingConflicts } from '../streams/conflicts.js'
+import { isExpectedVersionConflict } from '../log/errors.js'
 import { decideDocument, savedEvent, type SaveMark } from './decider.js'
 
 export type { SaveMark } from './decider.js'
@@ -383,8 +384,30 @@ export class DocumentCommands {
     // A peer that wrote into a mirror nobody attached (a WYSIWYG editor that bound an empty fragment) must not
     // become the text: `source` is the truth, and the mirror is rebuilt from it.
     this.bridge(state, mirrorWasAttached ? sides : { text: sides.text || sides.mirror, mirror: false }, events, changedText)
-    const { durable } = await this.commit(state, events, { applied: changedText })
+    const { durable } = await this.commitPeerUpdates(state, events, changedText)
     return { revision: state.revision, recorded: events.length, durable }
+  }
+
+  /**
+   * Appends a peer's updates, already applied to `state`. When another node appended to the document first, its
+   * events are folded in, still in this step, and the same updates appended after them: Yjs updates commute, so the
+   * state (the log's events plus these) is what the log will hold once they land. Evicting and rebuilding the
+   * document instead, the way other changes made ahead are undone, cost a whole reload per conflict, and two people
+   * typing on two nodes conflict at every few keystrokes.
+   */
+  private async commitPeerUpdates(state: DocumentState, events: readonly EventInput[], changedText: readonly boolean[]): Promise<Appended> {
+    for (let tries = 0; ; tries += 1) {
+      try {
+        return await this.commit(state, events, { applied: changedText, keepOnConflict: true })
+      } catch (error) {
+        if (isExpectedVersionConflict(error) && tries < CONFLICT_RETRIES) {
+          await this.readAhead(state)
+          continue
+        }
+        this.documents.evict(state.docId)
+        throw error
+      }
+    }
   }
 
   /**
@@ -558,7 +581,14 @@ export class DocumentCommands {
   private async commit(
     state: DocumentState,
     events: readonly EventInput[],
-    options: { applied?: readonly boolean[]; alongside?: readonly FoldingAppend[]; expected?: ExpectedStreamVersion; created?: boolean } = {},
+    options: {
+      applied?: readonly boolean[]
+      alongside?: readonly FoldingAppend[]
+      expected?: ExpectedStreamVersion
+      created?: boolean
+      /** An expected-version conflict leaves the state to the caller, who folds the winner's events and appends again. */
+      keepOnConflict?: boolean
+    } = {},
   ): Promise<Appended> {
     const { applied } = options
     const own: FoldingAppend = {
@@ -571,7 +601,8 @@ export class DocumentCommands {
     try {
       appended = await appendFolded(this.store, [own, ...(options.alongside ?? [])])
     } catch (error) {
-      if (applied !== undefined && !options.created) this.documents.evict(state.docId)
+      const kept = options.keepOnConflict === true && isExpectedVersionConflict(error)
+      if (applied !== undefined && !options.created && !kept) this.documents.evict(state.docId)
       throw error
     }
     this.documents.noteApplied(state)

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import { closeNodes, eventually, useNodes } from './support.js'
@@ -67,6 +68,42 @@ describe('documents across nodes', () => {
     const texts = nodes.map((node) => node.services.engine.documents.peek(docId)!.content)
     expect(new Set(texts).size).toBe(1)
     expect(texts[0]!.split('\n').filter(Boolean)).toHaveLength(15)
+  })
+
+  it('two people typing on two nodes at once: each keystroke lands, both nodes converge, and neither rebuilds the document on a conflict', async () => {
+    const [a, b] = await cluster(2)
+    const { docId } = await a!.services.documents.create({ kind: 'markdown', content: '', path: null, title: 'typing', origin: 'untitled', actor: USER })
+    await eventually(async () => (await b!.services.engine.documents.get(docId)) !== undefined)
+    const held = [a!, b!].map((node) => node.services.engine.documents.peek(docId)!)
+    // Each person types into a Y.Doc of their own, as a peer does, and each keystroke is sent as it is made.
+    const typed = await Promise.all(
+      [a!, b!].map(async (node, person) => {
+        const doc = new Y.Doc()
+        doc.clientID = 1_000 + person
+        Y.applyUpdate(doc, Y.encodeStateAsUpdate(node.services.engine.documents.peek(docId)!.ydoc))
+        const sends: Promise<unknown>[] = []
+        doc.on('update', (update: Uint8Array) => {
+          sends.push(node.services.engine.commands.documents.applyPeerUpdates(docId, [update], USER).then((outcome) => outcome.durable))
+        })
+        for (let key = 0; key < 60; key += 1) {
+          doc.getText('source').insert(0, person === 0 ? 'a' : 'b')
+          if (key % 4 === 0) await new Promise((resolve) => setImmediate(resolve))
+        }
+        await Promise.all(sends)
+        return sends.length
+      }),
+    )
+    expect(typed).toEqual([60, 60])
+    await eventually(() => [a!, b!].every((node) => node.services.engine.documents.peek(docId)?.content.length === 120), 30_000)
+    const [onA, onB] = [a!, b!].map((node) => node.services.engine.documents.peek(docId)!)
+    expect(onA!.content).toBe(onB!.content)
+    expect([...onA!.content].filter((char) => char === 'a')).toHaveLength(60)
+    // The state each node held from the start is the one it holds now: no conflict made it reload the document.
+    expect(onA).toBe(held[0])
+    expect(onB).toBe(held[1])
+    const rebuilt = await b!.services.engine.documents.rebuild(docId)
+    expect(rebuilt!.content).toBe(onB!.content)
+    rebuilt!.destroy()
   })
 
   it('settings, agents and comments changed on one node hold on the others', async () => {
