@@ -9,7 +9,7 @@ import { isExpectedVersionConflict } from '../log/errors.js'
 import { decideDocument, savedEvent, type SaveMark } from './decider.js'
 
 export type { SaveMark } from './decider.js'
-import { durableWithin, type Durability } from '../deadline.js'
+import { durableWithin, settlesWithin, type Durability } from '../deadline.js'
 import { newId } from '../ids.js'
 import { QuireError } from '../errors.js'
 import { DocumentState, sha256 } from './documentState.js'
@@ -18,7 +18,7 @@ import { DOCUMENT_STREAM_PREFIX, docIdOfStream, documentStream, type DocumentKin
 import { positionOfRevision, revisionToken } from './revision.js'
 import { baseAfterWrite, captureBase, markBeforeWrite, rebaseWrite, type DocumentBase, type RebasedWrite } from './rebase.js'
 import { textHunks, type Hunk } from './textDiff.js'
-import { DocumentTurns, type CrossNodeTurns } from './turns.js'
+import { DocumentTurns, type CrossNodeTurns, type JournalStage } from './turns.js'
 import { mirrorIsAttached, syncMirrorFromSource, syncSourceFromMirror } from './bridge.js'
 
 export interface CreateDocumentInput {
@@ -124,9 +124,9 @@ export class DocumentCommands {
   /** Each document's decide-apply-append-fold step: one at a time per document, never across a journal wait. */
   private readonly steps = new KeyedSteps()
   /** Documents with a journal entry or a change still on its way to disk after its write answered. */
-  private readonly pending = new Map<string, { stage: 'recording' | 'applying' }>()
-  /** Per document, the window whose tab wrote it last and the position of that write (JRNL.9). */
-  private readonly lastWriter = new Map<string, { windowLabel: string; position: number }>()
+  private readonly pending = new Map<string, { stage: JournalStage }>()
+  /** On a log several nodes share: the turns, and the marks of writes still on their way to the log, among them. */
+  private readonly crossNode: CrossNodeTurns | undefined
   /** Per tab, the document as the tab last read or wrote it: what its next whole-text write is an edit from. */
   private readonly tabBases = new Map<string, TabBase>()
 
@@ -139,6 +139,7 @@ export class DocumentCommands {
     crossNodeTurns?: CrossNodeTurns,
   ) {
     this.turns = new DocumentTurns(undefined, crossNodeTurns)
+    this.crossNode = crossNodeTurns
     this.amongNodes = crossNodeTurns !== undefined
   }
 
@@ -196,8 +197,9 @@ export class DocumentCommands {
 
   private async writeInTurn(state: DocumentState, input: WriteInput): Promise<WriteOutcome> {
     this.assertNothingPending(input.docId)
+    if (this.crossNode) await this.assertNothingPendingElsewhere(this.crossNode, input.docId)
     this.checkExpectedRevision(state, input.expectedRevision)
-    this.checkParent(input.docId, input.writer)
+    this.checkParent(state, input.writer)
     input.guard?.()
     const planned = typeof input.content === 'string' ? input.content : input.content(state.content, state)
     const updates = typeof planned === 'string' ? undefined : planned.updates
@@ -221,6 +223,7 @@ export class DocumentCommands {
           baseRevision: revisionToken(basePosition),
           ...(input.detail === undefined ? {} : { detail: input.detail }),
           ...(input.addresses === undefined || input.addresses.length === 0 ? {} : { addresses: [...input.addresses] }),
+          ...(input.writer === undefined ? {} : { writer: { tabId: input.writer.tabId, windowLabel: input.writer.windowLabel } }),
         },
       },
     ]))
@@ -237,7 +240,6 @@ export class DocumentCommands {
       return this.applyWrite(state, input, updates, hunks, content, base && rebased ? { base: base.base, rebased } : undefined, journalPosition)
     })
     if (input.writer) {
-      this.lastWriter.set(input.docId, { windowLabel: input.writer.windowLabel, position: state.position })
       if (applied.nextBase) this.tabBases.set(input.writer.tabId, { docId: state.docId, position: state.position, revisionPosition: state.revisionPosition, base: applied.nextBase, exact: false })
       else this.noteTabBaseline(input.writer.tabId, state)
     }
@@ -311,11 +313,12 @@ export class DocumentCommands {
 
   /**
    * JRNL.9: a tab whose document another window's tab wrote after this tab last read or wrote it would overwrite
-   * that write unseen: STALE_PARENT. A tab that never read or wrote has no basis to compare and is not refused.
+   * that write unseen: STALE_PARENT. A tab that never read or wrote has no basis to compare and is not refused. The
+   * last writer is the document's, folded from the log, so a write another node made counts as one made here.
    */
-  private checkParent(docId: string, writer: WriteInput['writer']): void {
+  private checkParent(state: DocumentState, writer: WriteInput['writer']): void {
     if (!writer) return
-    const last = this.lastWriter.get(docId)
+    const last = state.lastWriter
     const known = this.tabBases.get(writer.tabId)
     if (last && known && last.windowLabel !== writer.windowLabel && last.position > known.position) {
       throw new QuireError('STALE_PARENT', `window ${last.windowLabel} wrote this document after this tab last read it; re-read, then write again`)
@@ -323,28 +326,42 @@ export class DocumentCommands {
   }
 
   private assertNothingPending(docId: string): void {
-    const pending = this.pending.get(docId)
-    if (pending?.stage === 'recording') {
-      throw new QuireError('JOURNAL_BUSY', 'another write to this document is still being recorded; retry later')
+    refuseWhilePending(this.pending.get(docId)?.stage, '')
+  }
+
+  /**
+   * JRNL.6 and JRNL.8 across nodes: an earlier write another node answered may still be on its way to the shared log
+   * (it holds the document's mark meanwhile). Asked in the document's turn, which that node gave up after marking.
+   */
+  private async assertNothingPendingElsewhere(crossNode: CrossNodeTurns, docId: string): Promise<void> {
+    let stage: JournalStage | undefined
+    try {
+      stage = await crossNode.markedElsewhere(docId)
+    } catch (error) {
+      throw new QuireError('JOURNAL_UNAVAILABLE', `the nodes' shared log cannot be reached, so nothing was changed: ${(error as Error).message}`)
     }
-    if (pending?.stage === 'applying') {
-      throw new QuireError('JOURNAL_DEGRADED', 'an earlier write to this document is not yet persisted; retry in a few seconds')
-    }
+    refuseWhilePending(stage, ' on another node')
   }
 
   /**
    * Waits for `durable` at most the journal deadline. If it is late, the document is marked as waiting for it
-   * (`stage`) until it settles.
+   * (`stage`) until it settles; on a shared log, the other nodes are shown the mark before the write answers (and so
+   * before its turn passes on).
    */
-  private async settle(durable: Promise<void>, docId: string, stage: 'recording' | 'applying'): Promise<Durability> {
+  private async settle(durable: Promise<void>, docId: string, stage: JournalStage): Promise<Durability> {
     const outcome = await durableWithin(durable, this.journalDeadlineMs)
     if (outcome === 'late') {
       const marker = { stage }
       this.pending.set(docId, marker)
+      const shared = this.crossNode?.mark(docId, stage)
       const clear = () => {
         if (this.pending.get(docId) === marker) this.pending.delete(docId)
+        void shared?.withdraw().catch(() => {})
       }
       durable.then(clear, clear)
+      // The write's answer stands either way, and waits no longer for a database that does not answer than for the
+      // log: a mark it cannot take now is shown once it can.
+      if (shared) await settlesWithin(shared.shown, this.journalDeadlineMs)
     }
     return outcome
   }
@@ -613,6 +630,15 @@ export class DocumentCommands {
   }
 }
 
+
+function refuseWhilePending(stage: JournalStage | undefined, where: string): void {
+  if (stage === 'recording') {
+    throw new QuireError('JOURNAL_BUSY', `another write to this document is still being recorded${where}; retry later`)
+  }
+  if (stage === 'applying') {
+    throw new QuireError('JOURNAL_DEGRADED', `an earlier write to this document is not yet persisted${where}; retry in a few seconds`)
+  }
+}
 
 function assertWellFormed(text: string): void {
   if (hasLoneSurrogate(text)) throw new QuireError('INVALID_TEXT', 'content contains an unpaired UTF-16 surrogate')

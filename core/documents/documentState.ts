@@ -3,7 +3,7 @@ import * as Y from 'yjs'
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
 import type { RecordedEvent } from '../log/eventLog.js'
-import { DivergenceResolved, DocumentChanged, DocumentCreated, DocumentDiverged, DocumentSaved, type DocumentKind } from './events.js'
+import { DivergenceResolved, DocumentChanged, DocumentCreated, DocumentDiverged, DocumentSaved, JournalRecorded, type DocumentKind } from './events.js'
 import { positionOfRevision, revisionToken } from './revision.js'
 import { dataOf } from '../events/schema.js'
 import type { Hunk } from './textDiff.js'
@@ -19,6 +19,13 @@ export interface SavedMark {
   readonly position: number
   /** The revision (as a log position) whose content the file holds. */
   readonly revisionPosition: number
+}
+
+/** The tab and window whose write changed the document last (JRNL.9), and the position of that write's last change. */
+export interface LastWriter {
+  readonly tabId: string
+  readonly windowLabel: string
+  readonly position: number
 }
 
 export interface DocumentMeta {
@@ -67,6 +74,10 @@ export class DocumentState {
   saved: SavedMark | null = null
   /** Set when the file changed on disk under unsaved changes; `kept` once the person chose the tab's version. */
   divergence: { readonly sha256: string; readonly kept: boolean } | null = null
+  /** Folded from the log, so every node sharing it knows who wrote last; null when no tab's write is known. */
+  lastWriter: LastWriter | null = null
+  /** The tab of the latest journal entry (at `position`), until its change lands: the change names the entry. */
+  private journalWriter: { readonly tabId: string; readonly windowLabel: string; readonly position: number } | null = null
   /** Stream version of the snapshot this state was restored from or last written to. */
   snapshotVersion = 0
   private lastTextChanged = false
@@ -176,7 +187,14 @@ export class DocumentState {
         break
       }
       case DocumentChanged.type: {
-        if (this.applyUpdate(dataOf(event, DocumentChanged).update)) this.revisionPosition = event.position
+        const data = dataOf(event, DocumentChanged)
+        if (this.applyUpdate(data.update)) this.revisionPosition = event.position
+        this.foldWriter(data.journal, event.position)
+        break
+      }
+      case JournalRecorded.type: {
+        const writer = dataOf(event, JournalRecorded).writer
+        this.journalWriter = writer ? { tabId: writer.tabId, windowLabel: writer.windowLabel, position: event.position } : null
         break
       }
       case DocumentSaved.type: {
@@ -195,12 +213,19 @@ export class DocumentState {
         if (this.divergence && dataOf(event, DivergenceResolved).choice === 'keep') this.divergence = { ...this.divergence, kept: true }
         break
       default:
-        // Journal entries and future event types do not change the fold (review marks: the backlog's, below).
+        // Future event types do not change the fold (review marks: the backlog's, below).
         break
     }
     this.foldReview(event)
     this.version = event.streamVersion
     this.position = event.position
+  }
+
+  /** A change made by the latest journal entry's write (its follow-ups too) makes that entry's tab the last writer. */
+  private foldWriter(journal: number | undefined, position: number): void {
+    if (journal !== undefined && this.journalWriter?.position === journal) {
+      this.lastWriter = { tabId: this.journalWriter.tabId, windowLabel: this.journalWriter.windowLabel, position }
+    }
   }
 
   private foldReview(event: RecordedEvent): void {
@@ -290,6 +315,7 @@ export class DocumentState {
     }
     if (event.type === 'document.created' || changedText) this.revisionPosition = event.position
     if (event.type === 'document.created') this.meta = metaOf(event)
+    else this.foldWriter(dataOf(event, DocumentChanged).journal, event.position)
     this.foldReview(event)
     this.version = event.streamVersion
     this.position = event.position
@@ -305,6 +331,8 @@ export class DocumentState {
       revisionPosition: this.revisionPosition,
       saved: this.saved ? { ...this.saved } : null,
       divergence: this.divergence ? { ...this.divergence } : null,
+      lastWriter: this.lastWriter ? { ...this.lastWriter } : null,
+      journalWriter: this.journalWriter ? { ...this.journalWriter } : null,
       // Absent (not null) when unknown: a reader then folds the stream for it, as before snapshots kept it.
       ...(this.reviewKnown ? { review: this.review ? this.review.fields() : null } : {}),
     })
@@ -325,6 +353,9 @@ export class DocumentState {
       saved: SavedMark | null
       divergence?: { sha256: string; kept: boolean } | null
       review?: ReviewBacklogFields | null
+      /** Absent from snapshots written before the last writer was folded: unknown until the next tab's write. */
+      lastWriter?: LastWriter | null
+      journalWriter?: { tabId: string; windowLabel: string; position: number } | null
     }
     const state = new DocumentState(docId)
     Y.applyUpdate(state.ydoc, decoding.readVarUint8Array(decoder))
@@ -334,6 +365,8 @@ export class DocumentState {
     state.revisionPosition = fields.revisionPosition
     state.saved = fields.saved
     state.divergence = fields.divergence ?? null
+    state.lastWriter = fields.lastWriter ?? null
+    state.journalWriter = fields.journalWriter ?? null
     state.reviewKnown = fields.review !== undefined
     state.review = fields.review ? ReviewBacklog.fromFields(fields.review) : undefined
     state.snapshotVersion = fields.version

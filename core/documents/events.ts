@@ -60,6 +60,12 @@ export const JournalRecorded = defineEvent({
     detail: z.string().optional(),
     /** The comment ids this edit responds to (COM.ADDR.*), validated before it was recorded. */
     addresses: z.array(z.string()).optional(),
+    /**
+     * The tab and window the edit was made from, when it was made from a tab: every node folds the last writer's
+     * window from the log, for STALE_PARENT (JRNL.9). Absent from entries recorded before it was kept, which leave
+     * the last writer unknown, as a restarted node's was.
+     */
+    writer: z.object({ tabId: z.string().min(1), windowLabel: z.string().min(1) }).strict().optional(),
   }),
 })
 

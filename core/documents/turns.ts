@@ -12,7 +12,24 @@ export interface CrossNodeTurns {
    * another node held it all that time. Rejects when the nodes cannot be asked (the database is unreachable).
    */
   take(docId: string, waitMs: number): Promise<(() => Promise<void>) | undefined>
+
+  /**
+   * Marks `docId` as having a write still on its way to the log at `stage` (JRNL.6, JRNL.8) for the other nodes to
+   * see, until `withdraw`. `shown` settles once they can see it, and rejects when the database cannot be asked now:
+   * the mark is then shown as soon as it can be, unless withdrawn first. It lasts while this node's connection does
+   * (a node that is gone leaves no write that could still land) and is shown again on the next one.
+   */
+  mark(docId: string, stage: JournalStage): { readonly shown: Promise<void>; readonly withdraw: () => Promise<void> }
+
+  markedElsewhere(docId: string): Promise<JournalStage | undefined>
 }
+
+/**
+ * Where an earlier write to a document is, after its answer, on its way to the log: its journal entry not yet
+ * stored (`recording`: the next write gets JOURNAL_BUSY), or its change applied but not yet stored (`applying`:
+ * JOURNAL_DEGRADED).
+ */
+export type JournalStage = 'recording' | 'applying'
 
 /**
  * The write-class queue of each document (CONC.4): write, transform, apply_patch, selection.set, comment replies and
