@@ -844,19 +844,29 @@ export class PostgresEventLog implements EventLog {
   /** Snapshots are derived data: committed without waiting for the WAL flush, and never required. */
   async saveSnapshot(projection: string, key: string, snapshot: Snapshot): Promise<void> {
     this.assertReadable()
-    const operation = `saving the ${projection} snapshot`
+    await this.inTransaction(`saving the ${projection} snapshot`, 'BEGIN', async (client) => {
+      await client.query('SET LOCAL synchronous_commit TO OFF')
+      await client.query(this.sql.saveSnapshot, [projection, key, snapshot.position, asBuffer(snapshot.payload)])
+    })
+  }
+
+  /**
+   * Runs `body` in one transaction on a pooled connection of its own (begun with `begin`), committed if it returns;
+   * rolled back if it throws, which it rethrows as LogUnreachableError when the database dropped (that connection
+   * then leaves the pool instead of going back to it).
+   */
+  private async inTransaction<T>(operation: string, begin: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect().catch((error: unknown) => {
       throw asUnreachable(operation, error)
     })
     let broken: Error | undefined
     try {
-      await client.query('BEGIN')
-      await client.query('SET LOCAL synchronous_commit TO OFF')
-      await client.query(this.sql.saveSnapshot, [projection, key, snapshot.position, asBuffer(snapshot.payload)])
+      await client.query(begin)
+      const result = await body(client)
       await client.query('COMMIT')
+      return result
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {})
-      // A connection the database dropped goes, instead of back to the pool.
       if (isUnreachable(error)) broken = error as Error
       throw asUnreachable(operation, error)
     } finally {
@@ -885,23 +895,7 @@ export class PostgresEventLog implements EventLog {
     this.assertReadable()
     await this.flush()
     await this.recovering?.catch(() => {})
-    const operation = 'checking the log'
-    const client = await this.pool.connect().catch((error: unknown) => {
-      throw asUnreachable(operation, error)
-    })
-    let broken: Error | undefined
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-      const report = await this.checkWithin(client)
-      await client.query('COMMIT')
-      return report
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {})
-      if (isUnreachable(error)) broken = error as Error
-      throw asUnreachable(operation, error)
-    } finally {
-      client.release(broken)
-    }
+    return this.inTransaction('checking the log', 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => this.checkWithin(client))
   }
 
   private async checkWithin(client: pg.PoolClient): Promise<IntegrityReport> {
