@@ -18,10 +18,9 @@ const RECONNECT_MS = 500
  * first); the next `take` opens a new connection.
  *
  * A document's journal mark (a write still on its way to the log, JRNL.6/JRNL.8) is a shared-mode session lock on a
- * key of its own per stage, on the same connection; other nodes look for it in `pg_locks` (a lookup that takes
- * nothing, so it never gets in the way of a mark being set). Marks are counted here and held once each; a new
- * connection takes every mark still set before it serves anything else, so a dropped connection hides them only
- * until the next question this node asks.
+ * key of its own per stage, on the same connection; another node asks for it with an exclusive try given back at once
+ * (see MARKED_ELSEWHERE). Marks are counted here and held once each; a new connection takes every mark still set
+ * before it serves anything else, and one is made soon after a connection drops while marks are set.
  */
 export class AdvisoryTurns implements CrossNodeTurns {
   private client: Promise<pg.Client> | undefined
@@ -119,7 +118,7 @@ export class AdvisoryTurns implements CrossNodeTurns {
     if (shown.has(key)) return
     shown.add(key)
     try {
-      // Shared mode: nothing takes these keys exclusively, so this never waits.
+      // Shared mode: only another node's question takes these keys exclusively, for an instant.
       await client.query('SELECT pg_advisory_lock_shared(hashtextextended($1, 0))', [key])
     } catch (error) {
       shown.delete(key)
@@ -156,15 +155,13 @@ export class AdvisoryTurns implements CrossNodeTurns {
 }
 
 /**
- * Whether a session other than this one holds each of two mark keys ($1 recording, $2 applying), as `pg_locks` shows
- * a bigint advisory key: its high half in `classid`, its low half in `objid`, `objsubid` 1.
+ * Whether a session other than this one holds each of two mark keys ($1 recording, $2 applying): an exclusive try on
+ * each, given back at once, fails exactly when another session holds it (this session's own marks never stand in its
+ * way). Only the node holding the document's turn asks, so two questions about one key never meet; a mark being taken
+ * meanwhile waits the instant the try lasts. Cheaper than reading `pg_locks`, which copies the whole lock table.
  */
 const MARKED_ELSEWHERE = `
-  SELECT bool_or(key.stage = 1) AS recording, bool_or(key.stage = 2) AS applying
-  FROM (VALUES (1, hashtextextended($1, 0)), (2, hashtextextended($2, 0))) AS key(stage, k)
-  WHERE EXISTS (
-    SELECT 1 FROM pg_locks
-    WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND pid <> pg_backend_pid()
-      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-      AND classid::text::bigint = (key.k >> 32) & 4294967295 AND objid::text::bigint = key.k & 4294967295
-  )`
+  SELECT
+    CASE WHEN pg_try_advisory_lock(keys.recording) THEN NOT pg_advisory_unlock(keys.recording) ELSE true END AS recording,
+    CASE WHEN pg_try_advisory_lock(keys.applying) THEN NOT pg_advisory_unlock(keys.applying) ELSE true END AS applying
+  FROM (SELECT hashtextextended($1, 0) AS recording, hashtextextended($2, 0) AS applying) AS keys`
