@@ -110,6 +110,11 @@ export class PathScope {
     private readonly forms: readonly string[],
     /** Directories that are Quire's own (the data directory), in every form they are matched in: never in scope. */
     private readonly ownData: readonly string[] = [],
+    /**
+     * Set by `canonical`: `forms` are roots stored canonically that count only while each still resolves to itself,
+     * and that has not been checked yet (see `resolveWithinCanonicalRoot`).
+     */
+    private readonly selfResolutionUnchecked = false,
   ) {}
 
   /**
@@ -141,20 +146,33 @@ export class PathScope {
     const forms = new Set<string>()
     for (const root of roots) {
       checkShape(root)
-      const given = resolve(root)
+      forms.add(resolve(root))
+    }
+    // Which roots still resolve to themselves is asked only when a path's own resolution does not already answer it:
+    // a realpath per root on every check was most of the scope's cost on a save (issue 16).
+    return new PathScope([...forms], ownData.map((form) => resolve(form)), true)
+  }
+
+  /** `canonical`'s scope with each root's self-resolution checked now: the roots that fail it are dropped. */
+  private async withSelfResolvingRoots(): Promise<PathScope> {
+    const forms: string[] = []
+    for (const root of this.forms) {
       try {
-        if ((await realpath(given)) === given) forms.add(given)
+        if ((await realpath(root)) === root) forms.push(root)
       } catch {
         // Gone: nothing inside it is in scope.
       }
     }
-    return new PathScope([...forms], ownData.map((form) => resolve(form)))
+    return new PathScope(forms, this.ownData)
   }
 
   /** The scope with no roots: every path is refused (SCOPE.3). */
   static readonly empty: PathScope = new PathScope([])
 
-  /** Roots in every form they are matched in (given and real). */
+  /**
+   * Roots in every form they are matched in (given and real). For a `canonical` scope, the roots as stored: which of
+   * them still resolve to themselves is checked only by `resolveInScope`.
+   */
   get roots(): readonly string[] {
     return this.forms
   }
@@ -174,6 +192,9 @@ export class PathScope {
    */
   async resolveInScope(requested: string): Promise<ScopedPath> {
     checkShape(requested)
+    if (this.selfResolutionUnchecked) {
+      return (await this.resolveWithinCanonicalRoot(requested)) ?? (await this.withSelfResolvingRoots()).resolveInScope(requested)
+    }
     if (this.isEmpty) {
       refuse(requested, 'no_scope', 'No workspace or document is open, so no path is in scope; open a workspace first.')
     }
@@ -203,10 +224,34 @@ export class PathScope {
     return { requested: lexical, real, exists: true }
   }
 
+  /**
+   * The common case of a `canonical` scope, answered with the one realpath of `requested`: an existing file whose
+   * lexical and real forms lie inside the same stored root, strictly below it. A real path is free of symlinks, so
+   * every directory above it resolves to itself: that root passes the self-resolution check at the instant of this
+   * realpath, and the full check would accept the path with the same answer. Anything else (a new file, a refusal,
+   * own data, a path reached through another root) returns undefined, and the full check decides with its own reasons.
+   */
+  private async resolveWithinCanonicalRoot(requested: string): Promise<ScopedPath | undefined> {
+    const lexical = resolve(requested)
+    let real: string
+    try {
+      real = await realpath(requested)
+    } catch {
+      return undefined
+    }
+    if (this.isOwnData(lexical) || this.isOwnData(real)) return undefined
+    const within = this.forms.some((root) => real !== root && isWithin(real, root) && isWithin(lexical, root))
+    return within ? { requested: lexical, real, exists: true } : undefined
+  }
+
+  private isOwnData(location: string): boolean {
+    return this.ownData.some((directory) => isWithin(location, directory)) || isSaveTempName(basename(location))
+  }
+
   /** Refuses `location` (a lexical or real form of `requested`) when it is Quire's data directory, inside it, or a save temp. */
   private refuseOwnData(requested: string, location: string): void {
     const inData = this.ownData.some((directory) => isWithin(location, directory))
-    if (inData || isSaveTempName(basename(location))) {
+    if (this.isOwnData(location)) {
       refuse(
         requested,
         'quire_data',

@@ -169,3 +169,44 @@ describe('SCOPE.5 the check reflects the file system at the moment it runs', () 
     expect(await readFile(join(t.out, 'b.md'), 'utf8')).toBe('inside b\n')
   })
 })
+
+describe('SCOPE.1 a scope over canonically stored roots (PathScope.canonical) counts a root only while it resolves to itself', () => {
+  it('SCOPE.1 a file inside a stored root, and a link inside it to another of its files, resolve as the full check does', async () => {
+    const canonical = await PathScope.canonical([tree.ws])
+    const path = join(tree.ws, 'sub', 'b.md')
+    expect(await canonical.resolveInScope(path)).toEqual({ requested: path, real: path, exists: true })
+    const link = join(tree.ws, 'link-in-file')
+    expect(await canonical.resolveInScope(link)).toEqual({ requested: link, real: join(tree.ws, 'a.md'), exists: true })
+    expect(await canonical.resolveInScope(join(tree.ws, 'sub', 'new.md'))).toEqual({ requested: join(tree.ws, 'sub', 'new.md'), real: join(tree.ws, 'sub', 'new.md'), exists: false })
+  })
+
+  it('SCOPE.1 a root stored in a non-canonical form (a symlink) contributes nothing, not even the files it leads to', async () => {
+    const canonical = await PathScope.canonical([tree.wslink])
+    await expectRefusal(() => canonical.resolveInScope(join(tree.wslink, 'a.md')), 'INVALID_PATH', 'no_scope')
+    // Reached through the link, a file of the other root is that root's: in scope by it, not by the link.
+    const withWs = await PathScope.canonical([tree.ws, join(tree.ws, 'link-in-dir')])
+    expect((await withWs.resolveInScope(join(tree.ws, 'link-in-dir', 'b.md'))).real).toBe(join(tree.ws, 'sub', 'b.md'))
+    const withOut = await PathScope.canonical([tree.out, join(tree.ws, 'link-in-dir')])
+    await expectRefusal(() => withOut.resolveInScope(join(tree.ws, 'link-in-dir', 'b.md')), 'INVALID_PATH', 'outside_scope')
+  })
+
+  it('SCOPE.5 a root swapped for a symlink after it was stored: its files are refused, also when the link leads into another root', async () => {
+    const t = await buildScopeTree(await newDir())
+    const second = join(t.T, 'second')
+    await rename(t.docs, second)
+    const canonical = await PathScope.canonical([t.ws, second])
+    expect((await canonical.resolveInScope(join(second, 'a.md'))).real).toBe(join(second, 'a.md'))
+    await rename(second, join(t.T, 'moved-away'))
+    await symlink(join(t.ws, 'sub'), second)
+    // Before the swap the path was the root's; now it leads into the first root, but through a root that is no more.
+    await expectRefusal(() => canonical.resolveInScope(join(second, 'b.md')), 'INVALID_PATH', 'outside_scope')
+    const onlySecond = await PathScope.canonical([second])
+    await expectRefusal(() => onlySecond.resolveInScope(join(second, 'b.md')), 'INVALID_PATH', 'no_scope')
+  })
+
+  it('SCOPE.1 Quire\'s own data stays refused inside a stored root', async () => {
+    const canonical = await PathScope.canonical([tree.ws], [join(tree.ws, 'sub')])
+    await expectRefusal(() => canonical.resolveInScope(join(tree.ws, 'sub', 'b.md')), 'INVALID_PATH', 'quire_data')
+    await expectRefusal(() => canonical.resolveInScope(join(tree.ws, 'link-in-dir', 'b.md')), 'INVALID_PATH', 'quire_data')
+  })
+})
