@@ -16,12 +16,14 @@ const isTransformKind = (value: unknown): value is CjkTransformKind =>
  */
 function fitToBound(read: ReadResponse, whole: boolean): Record<string, unknown> {
   const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value, null, 2), 'utf8')
-  const payloadBytes = size(read)
+  // Serialized once: a large text's JSON is most of a big read's cost, and the envelope's preview is cut from it.
+  const payload = JSON.stringify(read, null, 2)
+  const payloadBytes = Buffer.byteLength(payload, 'utf8')
   if (payloadBytes <= MAX_OUTPUT_BYTES) return { ...read }
   const { content, ...meta } = read
   if (whole) {
     const extension = { ...meta, totalLength: content.length, nextOffset: 0 }
-    const envelope = truncationEnvelope(JSON.stringify(read, null, 2), payloadBytes, RECOVERY.documentRead, MAX_OUTPUT_BYTES - size(extension))
+    const envelope = truncationEnvelope(payload, payloadBytes, RECOVERY.documentRead, MAX_OUTPUT_BYTES - size(extension))
     return { ...envelope, ...extension }
   }
   const offset = read.offset ?? 0
