@@ -27,6 +27,7 @@ import type { FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { QuireError } from '../../core/errors.js'
 import { newDocumentMode } from './fileModes.js'
+import { placedFileOf, type PlacedFile } from './placedFile.js'
 import { newSaveTempName } from './saveTemp.js'
 import { VerifiedDirectory } from './verifiedDirectory.js'
 
@@ -72,27 +73,29 @@ const toBytes = (content: Uint8Array | string): Uint8Array => (typeof content ==
  * Replace `path` with `content` atomically. The new file keeps the old one's permission bits (and, where the
  * process may, its owner and group); a new file gets 0666 minus the person's umask. Strings are written as UTF-8,
  * verbatim: line endings and BOM are the caller's business. Throws `QuireError('INVALID_PATH')` if `path` is not in
- * `path.resolve` form or its directory is no longer at that path; I/O errors are rethrown as they come.
+ * `path.resolve` form or its directory is no longer at that path; I/O errors are rethrown as they come. Resolves
+ * with the placed file's inode, size and time, for the disk watcher (placedFile.ts).
  */
-export async function writeFileAtomic(path: string, content: Uint8Array | string, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(path: string, content: Uint8Array | string, options: AtomicWriteOptions = {}): Promise<PlacedFile> {
   assertNormalPath(path)
   const faults = options.faults ?? {}
   const directory = await VerifiedDirectory.open(dirname(path), path)
   try {
     const existing = await statIfRegularFile(directory.at(basename(path)))
-    const temp = await writeTemp(directory, path, toBytes(content), existing, faults)
+    const { temp, placed } = await writeTemp(directory, path, toBytes(content), existing, faults)
     const step = { target: path, temp: join(directory.path, temp) }
-    let placed = false
+    let renamed = false
     try {
       await faults.beforeRename?.(step)
       await directory.verify(path)
       await rename(directory.at(temp), directory.at(basename(path)))
-      placed = true
+      renamed = true
       await faults.afterPlaced?.(step)
       await directory.sync()
     } finally {
-      if (!placed) await removeQuietly(directory.at(temp))
+      if (!renamed) await removeQuietly(directory.at(temp))
     }
+    return placed
   } finally {
     await directory.close()
   }
@@ -112,7 +115,7 @@ export async function createFileExclusive(path: string, content: Uint8Array | st
     const target = directory.at(basename(path))
     // An early look saves writing a temp file for the common refusal; the link below is what actually guarantees it.
     if (await existsAtAll(target)) refuseExisting(path)
-    const temp = await writeTemp(directory, path, toBytes(content), undefined, faults)
+    const { temp } = await writeTemp(directory, path, toBytes(content), undefined, faults)
     const step = { target: path, temp: join(directory.path, temp) }
     try {
       await faults.beforeLink?.(step)
@@ -185,7 +188,7 @@ async function existsAtAll(path: string): Promise<boolean> {
 
 /**
  * Create a fresh temp file in `directory` (mode 0600), fill and fsync it, then give it the target's final mode and
- * owner; on any failure remove it and rethrow. Returns the temp file's name.
+ * owner; on any failure remove it and rethrow. Returns the temp file's name and what it is as complete (placedFile.ts).
  */
 async function writeTemp(
   directory: VerifiedDirectory,
@@ -193,7 +196,7 @@ async function writeTemp(
   bytes: Uint8Array,
   existing: ExistingFile | undefined,
   faults: WriteFaults,
-): Promise<string> {
+): Promise<{ temp: string; placed: PlacedFile }> {
   const { handle, temp } = await createTemp(directory)
   const step = { target, temp: join(directory.path, temp) }
   let closed = false
@@ -204,11 +207,11 @@ async function writeTemp(
     await faults.afterTempCreated?.(step)
     await handle.writeFile(bytes)
     await handle.sync()
-    await applyFinalAttributes(handle, existing)
+    const placed = await applyFinalAttributes(handle, existing)
     closed = true
     await handle.close()
     await faults.afterTempWritten?.(step)
-    return temp
+    return { temp, placed }
   } catch (error) {
     if (!closed) await handle.close().catch(() => undefined)
     await removeQuietly(directory.at(temp))
@@ -236,18 +239,16 @@ async function createTemp(directory: VerifiedDirectory): Promise<{ handle: FileH
 /**
  * The mode the target ends up with: the replaced file's exactly (and, if allowed, its owner), or for a new file
  * 0666 minus the person's umask. Set on the descriptor, not by path, and only now that the content is complete.
+ * Returns the complete file's identity, from the one `fstat` the owner check needs anyway (a chown changes none of it).
  */
-async function applyFinalAttributes(handle: FileHandle, existing: ExistingFile | undefined): Promise<void> {
-  if (existing === undefined) {
-    await handle.chmod(newDocumentMode())
-    return
-  }
-  await handle.chmod(existing.mode)
-  const stats = await handle.stat()
-  if (stats.uid !== existing.uid || stats.gid !== existing.gid) {
+async function applyFinalAttributes(handle: FileHandle, existing: ExistingFile | undefined): Promise<PlacedFile> {
+  await handle.chmod(existing === undefined ? newDocumentMode() : existing.mode)
+  const stats = await handle.stat({ bigint: true })
+  if (existing !== undefined && (stats.uid !== BigInt(existing.uid) || stats.gid !== BigInt(existing.gid))) {
     // Only root (or a member of the group, for gid) may; otherwise the file becomes the saver's, as in most editors.
     await handle.chown(existing.uid, existing.gid).catch(() => undefined)
   }
+  return placedFileOf(stats)
 }
 
 async function removeQuietly(path: string): Promise<void> {

@@ -22,15 +22,25 @@
  * forever. Known blind spot: if another program writes back exactly the previous bytes within the debounce window
  * after a Quire save, the two cancel out and nothing is reported.
  *
+ * A save that placed its file also says what it placed (`expectedWriteLanded`: the inode its temp file became, with
+ * its size and mtime, placedFile.ts). A look then `lstat`s the path first, and if the very inode is there unchanged it
+ * is the save's bytes: they become the baseline without the file being read and hashed again. That is trusted only
+ * while the events since `expectWrite` are what the save itself causes, one `rename` of the name (the temp file's
+ * writes are reported under the temp's name): any `change` (a write or attribute change through this name, even one
+ * within the file system's timestamp granularity, which the mtime alone would miss), a second `rename` (the name
+ * deleted and re-created, which could reuse the inode) or an event without a name sends the look to read the file,
+ * as every look did before. So does a save that never said what it placed (it failed, or its caller does not tell).
+ *
  * Paths are registered as real paths (`ScopedPath.real`): a directory watch follows the directory, and files are
  * read with O_NOFOLLOW, so a file replaced by a symlink is reported as `not_a_file`, not as the link's target.
  */
 import { constants, statSync, watch } from 'node:fs'
 import type { FSWatcher } from 'node:fs'
-import { open, stat } from 'node:fs/promises'
+import { lstat, open, stat } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
 import { basename, dirname, resolve } from 'node:path'
+import { isStillPlaced, type PlacedFile } from './placedFile.js'
 import { DEFAULT_MAX_TEXT_BYTES } from './readText.js'
 
 /** What is at a watched path now. `content` is the raw bytes; decode with `decodeText` to get document text. */
@@ -71,6 +81,14 @@ interface Expectation {
   readonly until: number
 }
 
+/** The last save announced for a file, and the events on its name since (see the module comment). */
+interface OwnWrite {
+  readonly sha256: string
+  placed: PlacedFile | undefined
+  changeEvents: number
+  renameEvents: number
+}
+
 interface WatchedFile {
   readonly path: string
   readonly name: string
@@ -79,6 +97,7 @@ interface WatchedFile {
   /** Identity of the last state seen (hash, or the state name when there is no hash); undefined before the first look. */
   known: string | undefined
   expected: Expectation[]
+  ownWrite: OwnWrite | undefined
   timer: NodeJS.Timeout | undefined
   pendingSince: number
   running: Promise<void> | undefined
@@ -107,6 +126,7 @@ export class FileWatcher {
   private readonly files = new Map<string, WatchedFile>()
   private readonly directories = new Map<string, WatchedDirectory>()
   private closed = false
+  private reads = 0
   private readonly debounceMs: number
   private readonly maxWaitMs: number
   private readonly rewatchMs: number
@@ -143,6 +163,7 @@ export class FileWatcher {
       // `<deleted>` is what `identityOf` gives the deleted state.
       known: options.sha256 === undefined ? undefined : (options.sha256 ?? '<deleted>'),
       expected: [],
+      ownWrite: undefined,
       timer: undefined,
       pendingSince: 0,
       running: undefined,
@@ -175,6 +196,22 @@ export class FileWatcher {
     if (!file) return
     file.expected.push({ sha256, until: Date.now() + this.expectationTtlMs })
     if (file.expected.length > MAX_EXPECTATIONS) file.expected.shift()
+    file.ownWrite = { sha256, placed: undefined, changeEvents: 0, renameEvents: 0 }
+  }
+
+  /**
+   * The write the last `expectWrite` of `path` announced has placed its file (`writeFileAtomic`'s answer): a look
+   * that finds that inode unchanged takes it as those bytes without reading it. Call it only after that write
+   * succeeded and before the next `expectWrite` of the path (saves of one file are queued one at a time).
+   */
+  expectedWriteLanded(path: string, placed: PlacedFile): void {
+    const ownWrite = this.files.get(path)?.ownWrite
+    if (ownWrite && ownWrite.placed === undefined) ownWrite.placed = placed
+  }
+
+  /** How many times a look opened a file to read and hash it (a save recognised by its placement costs none). */
+  get filesRead(): number {
+    return this.reads
   }
 
   /** The paths being watched. */
@@ -258,10 +295,17 @@ export class FileWatcher {
 
   private onEvent(directory: WatchedDirectory, eventType: string, filename: string | null): void {
     if (this.closed || directory.watcher === undefined) return
-    if (filename === null) this.scheduleAll(directory)
-    else {
+    if (filename === null) {
+      // Which file the event is about is unknown: none of them can be taken for its own save without a read.
+      for (const file of directory.files.values()) if (file.ownWrite) file.ownWrite.changeEvents++
+      this.scheduleAll(directory)
+    } else {
       const file = directory.files.get(filename)
-      if (file) this.schedule(file)
+      if (file) {
+        if (file.ownWrite && eventType === 'rename') file.ownWrite.renameEvents++
+        else if (file.ownWrite) file.ownWrite.changeEvents++
+        this.schedule(file)
+      }
     }
     if (eventType === 'rename') this.scheduleHealthCheck(directory)
   }
@@ -333,6 +377,8 @@ export class FileWatcher {
   }
 
   private async look(file: WatchedFile): Promise<void> {
+    if (await this.isOwnWriteUnchanged(file)) return
+    this.reads++
     const state = await inspect(file.path, this.maxBytes)
     if (!this.isCurrent(file)) return
     const identity = identityOf(state)
@@ -351,6 +397,29 @@ export class FileWatcher {
     } catch (error) {
       this.reportError(error, file.path)
     }
+  }
+
+  /**
+   * Whether the file is, by a `lstat` alone, still the inode the last announced save placed, with nothing but that
+   * save's own event on its name since: its bytes are then the save's, and they become the baseline (used up as an
+   * expectation if still pending). False sends the look to read the file.
+   */
+  private async isOwnWriteUnchanged(file: WatchedFile): Promise<boolean> {
+    const ownWrite = file.ownWrite
+    const trusted = () => file.ownWrite === ownWrite && ownWrite !== undefined && ownWrite.changeEvents === 0 && ownWrite.renameEvents <= 1
+    if (file.known === undefined || !trusted() || ownWrite?.placed === undefined) return false
+    let stillPlaced: boolean
+    try {
+      stillPlaced = isStillPlaced(ownWrite.placed, await lstat(file.path, { bigint: true }))
+    } catch {
+      return false
+    }
+    // Events that came in while the lstat ran count too.
+    if (!stillPlaced || !this.isCurrent(file) || !trusted()) return false
+    // Used up even when the bytes equal the baseline already (a save of unchanged text), as a read would have.
+    if (!this.consumeExpectation(file, ownWrite.sha256) && file.known !== ownWrite.sha256) return false
+    file.known = ownWrite.sha256
+    return true
   }
 
   /** Whether `sha256` is one of Quire's own pending writes; it and every older expectation are used up. */

@@ -4,13 +4,25 @@
  * dead (a save killed mid-way) can be removed at once instead of after an age limit; the random part keeps two saves
  * of one process apart. Names of earlier versions, `.quire-save-<16 hex>.tmp`, carry no owner.
  */
-import { randomBytes } from 'node:crypto'
+import { randomFillSync } from 'node:crypto'
 
 const CURRENT = /^\.quire-save-([1-9][0-9]{0,9})-[0-9a-f]{16}\.tmp$/
 const LEGACY = /^\.quire-save-[0-9a-f]{16}\.tmp$/
 
+/** Random bytes for 64 names, drawn at once: one call to the system's generator per 64 saves instead of one per save. */
+const pool = Buffer.alloc(8 * 64)
+let used = pool.length
+
 /** A fresh temp name for a save by this process. */
-export const newSaveTempName = (): string => `.quire-save-${process.pid}-${randomBytes(8).toString('hex')}.tmp`
+export function newSaveTempName(): string {
+  if (used === pool.length) {
+    randomFillSync(pool)
+    used = 0
+  }
+  const random = pool.toString('hex', used, used + 8)
+  used += 8
+  return `.quire-save-${process.pid}-${random}.tmp`
+}
 
 /** Anything named like a save's temp file: Quire's own, never opened or written for anyone (pathScope.ts). */
 export const isSaveTempName = (name: string): boolean => name.startsWith('.quire-save-') && name.endsWith('.tmp')

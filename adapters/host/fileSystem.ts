@@ -1,6 +1,7 @@
 import type { CrossNodeTurns } from '../../core/documents/turns.js'
 import type { FileSystemPort } from '../../core/files/port.js'
 import { createFileExclusive, writeFileAtomic } from '../fs/atomicWrite.js'
+import type { PlacedFile } from '../fs/placedFile.js'
 import { QuireError } from '../../core/errors.js'
 import { createFolder, listFolder, renameEntry } from '../fs/folderEntries.js'
 import { isWithin, ownDataForms, PathScope } from '../fs/pathScope.js'
@@ -17,6 +18,8 @@ export function createFileSystem(
   announceWrite: (path: string, sha256: string) => void = () => {},
   /** On a log several nodes share: a save holds its file's turn among them, from its queue turn to its end. */
   acrossNodes: () => CrossNodeTurns | undefined = () => undefined,
+  /** The write `announceWrite` announced has placed this file: the watcher need not read it back (placedFile.ts). */
+  announcePlaced: (path: string, placed: PlacedFile) => void = () => {},
 ): FileSystemPort {
   const queue = new SaveQueue()
   // Resolved once, at the first check: the directory exists by then (the engine opened its log in it).
@@ -71,7 +74,9 @@ export function createFileSystem(
         : await queue.enqueue(path, job, { atTurn })
       return outcome.status === 'written' ? { status: 'written', value: outcome.value } : { status: 'superseded' }
     },
-    writeAtomic: (path, content) => writeFileAtomic(path, content),
+    async writeAtomic(path, content) {
+      announcePlaced(path, await writeFileAtomic(path, content))
+    },
     createExclusive: (path, content) => createFileExclusive(path, content),
     async removeStaleTemps(directory) {
       await removeStaleTemps(directory)

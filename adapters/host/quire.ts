@@ -25,7 +25,14 @@ export interface QuireOptions extends EngineHomeOptions {
 export async function openQuire(home: string, options: QuireOptions = {}): Promise<Quire> {
   let diskSync: DiskSync | undefined
   let opened: Engine | undefined
-  const fileSystem = options.fileSystem ?? createFileSystem(home, (path, sha256) => diskSync?.watcher.expectWrite(path, sha256), () => opened?.crossNodeTurns)
+  const fileSystem =
+    options.fileSystem ??
+    createFileSystem(
+      home,
+      (path, sha256) => diskSync?.watcher.expectWrite(path, sha256),
+      () => opened?.crossNodeTurns,
+      (path, placed) => diskSync?.watcher.expectedWriteLanded(path, placed),
+    )
   const engine = await openEngineHome(home, { ...options, fileSystem })
   opened = engine
   const services = createServices(engine, QUIRE_VERSION)

@@ -19,7 +19,6 @@ import { decideWorkspace } from '../workspace/decider.js'
 import type { Caller } from '../workspace/commands.js'
 import { resolveTab, resolveWindow } from '../workspace/tabs.js'
 import type { DocumentRepository } from '../documents/documentRepository.js'
-import { sha256 } from '../documents/documentState.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import type { TabState, WorkspaceState } from '../workspace/workspaceState.js'
 import type { FileSystemPort } from './port.js'
@@ -273,7 +272,8 @@ export class FileCommands {
     const text = document.content
     const revision = document.revision
     const revisionPosition = document.revisionPosition
-    const digest = sha256(text)
+    // The document's own cached hash of this very text: the dirty check and the next save of it share one hashing.
+    const digest = document.contentHash
     // After the text is taken (another write landing while its inputs are adopted must not become this save's), and
     // before this save takes its file's queue: adopting saves other files, and waiting on their queues while holding
     // this one could deadlock with a save of theirs adopting this file.

@@ -1,9 +1,10 @@
-import { appendFile, chmod, mkdir, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises'
+import { appendFile, chmod, lstat, mkdir, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { writeFileAtomic } from '../../adapters/fs/atomicWrite.js'
 import { sha256Hex } from '../../adapters/fs/contentHash.js'
 import { FileWatcher } from '../../adapters/fs/fileWatcher.js'
+import { placedFileOf } from '../../adapters/fs/placedFile.js'
 import type { FileChange, FileWatcherOptions } from '../../adapters/fs/fileWatcher.js'
 import { readText } from '../../adapters/fs/readText.js'
 import { sleep, useFsTempDirs, waitFor } from '../support/fsTemp.js'
@@ -184,6 +185,112 @@ describe('file watcher (feeds WS.CLOSE.3): Quire’s own saves are not reported 
     await sleep(100)
     await writeFile(path, 'never written by quire\n')
     await waitFor(() => changes.length === 1)
+  })
+})
+
+describe('file watcher (feeds WS.CLOSE.3): a save that says what it placed is recognised without reading the file', () => {
+  /** Quire's save as the host does it: announced, written atomically, and what it placed handed to the watcher. */
+  async function save(watcher: FileWatcher, path: string, bytes: string): Promise<void> {
+    watcher.expectWrite(path, sha256Hex(bytes))
+    watcher.expectedWriteLanded(path, await writeFileAtomic(path, bytes))
+  }
+
+  it('saves that landed are absorbed without a read; an external edit right after them is still reported', async () => {
+    const { path } = await fileIn()
+    const { watcher, changes } = startWatcher()
+    await watcher.add(path)
+    const readsAtStart = watcher.filesRead
+    for (let n = 0; n < 3; n++) {
+      await save(watcher, path, `quire save ${n}\n`)
+      await sleep(SETTLE_MS)
+    }
+    expect(changes).toEqual([])
+    expect(watcher.filesRead).toBe(readsAtStart)
+    await writeFile(path, 'external after quire\n')
+    await waitFor(() => changes.length === 1)
+    expect(changes.map(text)).toEqual(['external after quire\n'])
+  })
+
+  it('an in-place write of the same size right after a save is reported (its event, not only its mtime, says so)', async () => {
+    const { path } = await fileIn()
+    const { watcher, changes } = startWatcher()
+    await watcher.add(path)
+    await save(watcher, path, 'quire, 16 bytes\n')
+    // Same length, same inode, well within one tick of the file system's clock.
+    await writeFile(path, 'other, 16 bytes\n', { flag: 'r+' })
+    await waitFor(() => changes.length > 0)
+    await sleep(SETTLE_MS)
+    expect(changes.map(text)).toEqual(['other, 16 bytes\n'])
+  })
+
+  it('a rename over the saved file and a delete and re-creation of it are reported', async () => {
+    const { dir, path } = await fileIn()
+    const { watcher, changes } = startWatcher()
+    await watcher.add(path)
+    await save(watcher, path, 'quire\n')
+    await writeFile(join(dir, 'other.tmp'), 'other\n')
+    await rename(join(dir, 'other.tmp'), path)
+    await waitFor(() => changes.length > 0)
+    await sleep(SETTLE_MS)
+    expect(changes.map(text)).toEqual(['other\n'])
+    await save(watcher, path, 'quire again\n')
+    await unlink(path)
+    await writeFile(path, 'quire agaiN\n')
+    await waitFor(() => changes.length > 1)
+    await sleep(SETTLE_MS)
+    expect(changes.at(-1)).toMatchObject({ state: 'present', sha256: sha256Hex('quire agaiN\n') })
+  })
+
+  it('an evented write that leaves inode, size and mtime as placed (a coarse file-system clock) is read and reported', async () => {
+    const { path } = await fileIn()
+    const { watcher, changes } = startWatcher()
+    await watcher.add(path)
+    watcher.expectWrite(path, sha256Hex('quire, 16 bytes\n'))
+    await writeFileAtomic(path, 'quire, 16 bytes\n')
+    await writeFile(path, 'other, 16 bytes\n', { flag: 'r+' })
+    // As a clock of coarse ticks would have it: the placement the save recorded is the inode as it is after the write.
+    watcher.expectedWriteLanded(path, placedFileOf(await lstat(path, { bigint: true })))
+    await waitFor(() => changes.length > 0)
+    expect(changes.map(text)).toEqual(['other, 16 bytes\n'])
+  })
+
+  it('a second rename of the name after a save is read and reported, even if the inode and its times look as placed', async () => {
+    const { dir, path } = await fileIn()
+    const { watcher, changes } = startWatcher()
+    await watcher.add(path)
+    watcher.expectWrite(path, sha256Hex('quire\n'))
+    await writeFileAtomic(path, 'quire\n')
+    await writeFile(join(dir, 'other.tmp'), 'other\n')
+    await rename(join(dir, 'other.tmp'), path)
+    // As an inode number reused by the file that replaced the save's, with the same size and tick, would look.
+    watcher.expectedWriteLanded(path, placedFileOf(await lstat(path, { bigint: true })))
+    await waitFor(() => changes.length > 0)
+    expect(changes.map(text)).toEqual(['other\n'])
+  })
+
+  it('a save that did not say what it placed is read, and absorbed by its hash as before', async () => {
+    const { path } = await fileIn()
+    const { watcher, changes } = startWatcher()
+    await watcher.add(path)
+    const readsAtStart = watcher.filesRead
+    watcher.expectWrite(path, sha256Hex('quire\n'))
+    await writeFileAtomic(path, 'quire\n')
+    await waitFor(() => watcher.filesRead > readsAtStart)
+    await sleep(SETTLE_MS)
+    expect(changes).toEqual([])
+  })
+
+  it('a touch after a save makes the next look read the file; the unchanged bytes are not reported', async () => {
+    const { path } = await fileIn()
+    const { watcher, changes } = startWatcher()
+    await watcher.add(path)
+    await save(watcher, path, 'quire\n')
+    await sleep(SETTLE_MS)
+    const readsBefore = watcher.filesRead
+    await utimes(path, new Date(), new Date())
+    await waitFor(() => watcher.filesRead > readsBefore)
+    await sleep(SETTLE_MS)
+    expect(changes).toEqual([])
   })
 })
 

@@ -127,9 +127,9 @@ describe('SAVE.3 a save overtaken by a later save of the same file writes nothin
     const queue = new SaveQueue()
     const older = queue.issue()
     const newer = queue.issue()
-    expect(await queue.enqueue(doc, async () => writeFileAtomic(doc, 'newer\n'), { ticket: newer })).toEqual({
+    expect(await queue.enqueue(doc, async () => (await writeFileAtomic(doc, 'newer\n'), 'the newer job'), { ticket: newer })).toEqual({
       status: 'written',
-      value: undefined,
+      value: 'the newer job',
     })
     let ran = false
     const outcome = await queue.enqueue(
