@@ -721,6 +721,13 @@ export class PostgresEventLog implements EventLog {
     return next
   }
 
+  /** Reads the log's head as the database has it now and reads in other nodes' commits up to it. */
+  async caughtUp(): Promise<void> {
+    this.assertReadable()
+    const { rows } = await this.query<{ position: number }>('reading the log head', this.sql.head)
+    await this.syncTo(rows[0]!.position)
+  }
+
   async streamHead(stream: string): Promise<StreamHead> {
     const known = this.heads.get(stream)
     if (known) return known

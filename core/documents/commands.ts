@@ -147,7 +147,9 @@ export class DocumentCommands {
   readonly amongNodes: boolean
 
   /** Folds into the document, if this node holds it, whatever the log holds of it past this node's state. */
-  caughtUp(docId: string): Promise<void> {
+  async caughtUp(docId: string): Promise<void> {
+    // What other nodes committed and this node has not been told of yet is read in first.
+    await this.store.caughtUp()
     return this.catchUp(docId)
   }
 

@@ -111,6 +111,14 @@ export interface EventLog {
 
   /** True once `close` has been called. */
   readonly isClosed: boolean
+
+  /**
+   * Resolves once this instance has read in every event other writers had made durable when it was called: its
+   * durable head, reads and subscribers then include them. A decision that must not rest on what this instance
+   * merely has not heard of yet (a save checking that no later save of its file was made elsewhere) waits for it.
+   * Resolves at once for a log that is this process's alone. Rejects with the store's error when it cannot ask.
+   */
+  caughtUp(): Promise<void>
 }
 
 /** An event as the log returns it: its global position, its place in its stream, and its decoded payload. */

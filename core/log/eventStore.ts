@@ -678,6 +678,9 @@ export class EventStore implements EventLog {
     await rm(join(this.location, 'owner.pid'), { force: true })
   }
 
+  /** This process is the log's only writer: there is nothing it has not heard of. */
+  async caughtUp(): Promise<void> {}
+
   get isClosed(): boolean {
     return this.closing !== undefined
   }
