@@ -458,7 +458,9 @@ export class PostgresEventLog implements EventLog {
     const heads = new Map<string, { version: number; position: number }>()
     for (const row of rows) heads.set(row.stream, { version: row.streamVersion, position: row.position })
     const client = await this.writerConnection(true)
-    const { rows: [outcome] } = await client.query<{ moved: boolean; previous: number }>(this.sql.writeBatch, [
+    // A named statement: parsed and planned once per writer connection, not once per batch (about a sixth of a
+    // 64-row batch's time in PostgreSQL).
+    const { rows: [outcome] } = await client.query<{ moved: boolean; previous: number }>({ name: 'quire-write-batch', text: this.sql.writeBatch }, [
       first,
       last,
       rows.map((row) => row.position),
