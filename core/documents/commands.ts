@@ -370,12 +370,12 @@ export class DocumentCommands {
 
   /**
    * Records and applies updates from a Yjs peer, one event per update, in order. Updates that bring nothing new
-   * are not recorded. Rejects malformed updates before anything is recorded.
+   * are not recorded. Rejects malformed updates (INVALID_UPDATE) before anything is recorded.
    */
   async applyPeerUpdates(docId: string, updates: readonly Uint8Array[], actor: Actor): Promise<PeerUpdateOutcome> {
-    for (const update of updates) assertDecodableUpdate(update)
     // Apply each update, then record all that brought something new as one append (one event each), all in the
-    // document's step so no other event of this document can come between.
+    // document's step so no other event of this document can come between. Each update is decoded once, by
+    // applying it: see recordPeerUpdates for how a malformed one is refused.
     return this.inStep(docId, (state) => this.recordPeerUpdates(state, updates, actor))
   }
 
@@ -385,8 +385,10 @@ export class DocumentCommands {
     const changedText: boolean[] = []
     const sides = { text: false, mirror: false }
     const mirrorWasAttached = mirrorIsAttached(state.ydoc)
+    let applying: Uint8Array | undefined
     try {
       for (const update of updates) {
+        applying = update
         const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
         if (!stateChanged) continue
         events.push({ type: 'document.changed', actor, data: { update } })
@@ -397,7 +399,10 @@ export class DocumentCommands {
     } catch (error) {
       // Some updates may be in the live Y.Doc without being in the log: rebuild it from the log on next use.
       this.documents.evict(docId)
-      throw error
+      // Y.applyUpdate reads an update with the readers Y.decodeUpdate uses, and throws where it would (before
+      // anything is recorded): decoding it apart first, to refuse it earlier, read every keystroke twice. Decoding
+      // the one that failed tells a malformed update from a failure to integrate a well-formed one.
+      throw (applying && undecodableUpdateError(applying)) ?? error
     }
     if (events.length === 0) return { revision: state.revision, recorded: 0, durable: Promise.resolve() }
     // A peer that wrote into a mirror nobody attached (a WYSIWYG editor that bound an empty fragment) must not
@@ -646,10 +651,12 @@ function assertWellFormed(text: string): void {
   if (hasLoneSurrogate(text)) throw new QuireError('INVALID_TEXT', 'content contains an unpaired UTF-16 surrogate')
 }
 
-function assertDecodableUpdate(update: Uint8Array): void {
+/** INVALID_UPDATE when `update` is not a Yjs update; undefined when it decodes. */
+function undecodableUpdateError(update: Uint8Array): QuireError | undefined {
   try {
     Y.decodeUpdate(update)
+    return undefined
   } catch (error) {
-    throw new QuireError('INVALID_UPDATE', `not a Yjs update: ${(error as Error).message}`)
+    return new QuireError('INVALID_UPDATE', `not a Yjs update: ${(error as Error).message}`)
   }
 }
