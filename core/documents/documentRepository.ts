@@ -150,7 +150,8 @@ export class DocumentRepository {
    * event the log could still lose. Steady writes do not starve it, because it waits for this position only.
    */
   async snapshot(state: DocumentState): Promise<void> {
-    if (this.snapshotting.has(state.docId)) return
+    // Such a document is rebuilt from its events instead (a snapshot is only ever an optimisation).
+    if (this.snapshotting.has(state.docId) || state.holdsPendingUpdates) return
     this.snapshotting.add(state.docId)
     try {
       const payload = state.encodeSnapshot()

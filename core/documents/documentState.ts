@@ -170,6 +170,15 @@ export class DocumentState {
    * Unsaved: the revision is not the one the file was last saved at (or read at), unless the content came back to
    * exactly what the file holds; an untitled document with text.
    */
+  /**
+   * Whether the Y.Doc holds updates it could not integrate yet (structs or deletions whose dependencies no one sent: a
+   * damaged or hostile peer's). Yjs's state encoding merges them into the snapshot, and a document restored from that
+   * merge does not always read as the events folded in order do.
+   */
+  get holdsPendingUpdates(): boolean {
+    return this.ydoc.store.pendingStructs !== null || this.ydoc.store.pendingDs !== null
+  }
+
   get dirty(): boolean {
     if (!this.saved) return this.text.length > 0
     if (this.saved.revisionPosition === this.revisionPosition) return false

@@ -56,58 +56,77 @@ describe('a peer update that is not a Yjs update', () => {
     await reopened.close()
   })
 
-  it('either records a damaged update as Yjs applies it or refuses it having recorded nothing; the events of the log fold to the live text', async () => {
-    const home = await newHome()
-    const engine = await openEngine(home)
-    const { docId } = await engine.commands.documents.create({ kind: 'markdown', content: 'hello world', path: null, title: 't', origin: 'untitled', actor: USER })
-    const peer = await peerOf(engine, docId)
-    const updates = [
-      peer.edit((text) => text.insert(5, ',')),
-      peer.edit((text) => {
-        text.insert(0, 'oh ')
-        text.delete(4, 2)
-      }),
-      peer.edit((text) => text.format(0, 2, { bold: true })),
-      peer.edit((text) => text.insert(3, 'é漢😀')),
-    ]
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...updates),
-        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 }), fc.constantFrom('set', 'cut', 'insert')), { minLength: 1, maxLength: 3 }),
-        async (original, damage) => {
-          let bytes = original.slice()
-          for (const [at, value, how] of damage) {
-            const place = at % (bytes.length + 1)
-            if (how === 'set' && place < bytes.length) bytes[place] = value
-            else if (how === 'cut') bytes = bytes.slice(0, place)
-            else bytes = Uint8Array.from([...bytes.slice(0, place), value, ...bytes.slice(place)])
-          }
-          const head = engine.store.headPosition
-          const before = (await engine.documents.get(docId))!.content
-          let decodes = true
-          try {
-            Y.decodeUpdate(bytes)
-          } catch {
-            decodes = false
-          }
-          const outcome = await engine.commands.documents.applyPeerUpdates(docId, [bytes], PEER).catch((error: unknown) => error)
-          if (decodes) {
-            expect(isQuireError(outcome, 'INVALID_UPDATE')).toBe(false)
-            if (!(outcome instanceof Error)) await (outcome as { durable: Promise<void> }).durable
-          } else {
-            expect(isQuireError(outcome, 'INVALID_UPDATE')).toBe(true)
-            expect(engine.store.headPosition).toBe(head)
-            expect((await engine.documents.get(docId))!.content).toBe(before)
-          }
-        },
-      ),
-      fuzzParameters({ numRuns: 150 }),
-    )
-    // Against the log's events folded afresh, not a reopened engine: a snapshot of a document holding pending structs
-    // (damaged updates that name structs nobody sent) does not always restore the same text, refused updates or not.
-    const rebuilt = (await engine.documents.rebuild(docId))!
-    expect((await engine.documents.get(docId))!.content).toBe(rebuilt.content)
-    rebuilt.destroy()
-    await engine.close()
+  it('either records a damaged update as Yjs applies it or refuses it having recorded nothing; the live text, the log folded afresh and a reopened engine agree', async () => {
+    await damagedUpdatesInOneDocument(fuzzParameters({ numRuns: 150 }))
+  })
+
+  // Found by QUIRE_FUZZ=1 (seed -582792857, runs x5): the reopened engine read 'h,,orld' where the live document and
+  // the log read 'oh h,,,orld'. A snapshot of a document holding pending structs lost text; such documents are no
+  // longer snapshotted.
+  it('regression, seed -582792857: a document holding pending structs reopens with the text its events fold to', async () => {
+    await damagedUpdatesInOneDocument({ seed: -582792857, numRuns: 750 })
   })
 })
+
+/**
+ * Damaged updates, one after another into one document: each is either recorded as Yjs applies it or refused with
+ * nothing recorded; then the live text, the log's events folded afresh and a reopened engine all read the same.
+ */
+async function damagedUpdatesInOneDocument(parameters: fc.Parameters<[Uint8Array, [number, number, 'set' | 'cut' | 'insert'][]]>): Promise<void> {
+  const home = await newHome()
+  const engine = await openEngine(home)
+  const { docId } = await engine.commands.documents.create({ kind: 'markdown', content: 'hello world', path: null, title: 't', origin: 'untitled', actor: USER })
+  const peer = await peerOf(engine, docId)
+  const updates = [
+    peer.edit((text) => text.insert(5, ',')),
+    peer.edit((text) => {
+      text.insert(0, 'oh ')
+      text.delete(4, 2)
+    }),
+    peer.edit((text) => text.format(0, 2, { bold: true })),
+    peer.edit((text) => text.insert(3, 'é漢😀')),
+  ]
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(...updates),
+      fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 }), fc.constantFrom('set', 'cut', 'insert')), { minLength: 1, maxLength: 3 }),
+      async (original, damage) => {
+        let bytes = original.slice()
+        for (const [at, value, how] of damage) {
+          const place = at % (bytes.length + 1)
+          if (how === 'set' && place < bytes.length) bytes[place] = value
+          else if (how === 'cut') bytes = bytes.slice(0, place)
+          else bytes = Uint8Array.from([...bytes.slice(0, place), value, ...bytes.slice(place)])
+        }
+        const head = engine.store.headPosition
+        const before = (await engine.documents.get(docId))!.content
+        let decodes = true
+        try {
+          Y.decodeUpdate(bytes)
+        } catch {
+          decodes = false
+        }
+        const outcome = await engine.commands.documents.applyPeerUpdates(docId, [bytes], PEER).catch((error: unknown) => error)
+        if (decodes) {
+          expect(isQuireError(outcome, 'INVALID_UPDATE')).toBe(false)
+          if (!(outcome instanceof Error)) await (outcome as { durable: Promise<void> }).durable
+        } else {
+          expect(isQuireError(outcome, 'INVALID_UPDATE')).toBe(true)
+          expect(engine.store.headPosition).toBe(head)
+          expect((await engine.documents.get(docId))!.content).toBe(before)
+        }
+      },
+    ),
+    parameters,
+  )
+  const live = (await engine.documents.get(docId))!.content
+  const rebuilt = (await engine.documents.rebuild(docId))!
+  expect(live).toBe(rebuilt.content)
+  rebuilt.destroy()
+  await engine.close()
+  // A document holding pending structs (damaged updates naming structs nobody sent) is never snapshotted: Yjs's
+  // merged state encoding of them did not always restore the same text (5 of 6 fresh-seed runs failed here before).
+  const reopened = await openEngine(home)
+  expect((await reopened.documents.get(docId))!.content).toBe(live)
+  await reopened.close()
+}
