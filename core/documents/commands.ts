@@ -424,10 +424,15 @@ export class DocumentCommands {
       try {
         return await this.commit(state, events, { applied: changedText, keepOnConflict: true })
       } catch (error) {
-        if (isExpectedVersionConflict(error) && tries < CONFLICT_RETRIES) {
-          await this.readAhead(state)
-          continue
+        if (!isExpectedVersionConflict(error) || tries >= CONFLICT_RETRIES) {
+          this.documents.evict(state.docId)
+          throw error
         }
+      }
+      try {
+        await this.readAhead(state)
+      } catch (error) {
+        // The updates are in the live document and not in the log: it is rebuilt from the log on next use.
         this.documents.evict(state.docId)
         throw error
       }
