@@ -4,9 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import WebSocket from 'ws'
 import * as Y from 'yjs'
 import { WebsocketProvider } from 'y-websocket'
-import { startTestPostgres, type TestPostgres } from '../specs/support/postgresServer.js'
 import { processCpuMs, selfCpuMs } from './mcpSupport.js'
-import { postgresCpuReader, startNode, type Node, type NodeClient } from './nodesCluster.js'
+import { postgresCpuReader, startNode, startServer, type Node, type NodeClient } from './nodesCluster.js'
 import { fmtMs, fmtRate, fmtRatio, median, now, percentile, printTable, settle, sized, type Benchmark, type RunOptions, type TargetResult } from './util.js'
 
 /**
@@ -223,15 +222,6 @@ async function fanoutPhase(typistNode: Node, observerNode: Node, observers: numb
   }
 }
 
-async function startServer(): Promise<TestPostgres | string> {
-  try {
-    return await startTestPostgres()
-  } catch (error) {
-    const message = (error as Error).message
-    if (message.startsWith('PostgreSQL is not installed')) return message
-    throw error
-  }
-}
 
 /** CPU seconds over wall seconds: how many of the machine's cores a side kept busy. */
 const cores = (cpuS: number, wallS: number): string => (Number.isNaN(cpuS) ? 'n/a' : `${(cpuS / wallS).toFixed(2)}`)

@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { startTestPostgres, type TestPostgres } from '../specs/support/postgresServer.js'
 import { BENCH_REVIEW_BACKLOG_LIMIT, CLI } from './mcpSupport.js'
 import { now, tempDir } from './util.js'
 
@@ -152,5 +153,16 @@ export function postgresCpuReader(connectionString: string): (() => number) | un
       if (fields && Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12])
     }
     return (ticks / USER_HZ) * 1000
+  }
+}
+
+/** A PostgreSQL server for a benchmark, or why there is none (the benchmark then says it was skipped). */
+export async function startServer(): Promise<TestPostgres | string> {
+  try {
+    return await startTestPostgres()
+  } catch (error) {
+    const message = (error as Error).message
+    if (message.startsWith('PostgreSQL is not installed')) return message
+    throw error
   }
 }

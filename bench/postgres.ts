@@ -4,10 +4,9 @@ import { z } from 'zod'
 import { PostgresEventLog } from '../adapters/postgres/postgresEventLog.js'
 import { defineEvent, EventRegistry } from '../core/events/schema.js'
 import { encodeChunk } from '../core/log/record.js'
-import { startTestPostgres, type TestPostgres } from '../specs/support/postgresServer.js'
 import { keystrokeUpdate } from './append.js'
 import { processCpuMs, selfCpuMs } from './mcpSupport.js'
-import { postgresCpuReader, startNode, type Node, type NodeClient } from './nodesCluster.js'
+import { postgresCpuReader, startNode, startServer, type Node, type NodeClient } from './nodesCluster.js'
 import { fmtInt, fmtMs, fmtRate, fmtRatio, median, now, percentile, printTable, settle, sized, type Benchmark, type RunOptions, type TargetResult } from './util.js'
 
 /**
@@ -248,15 +247,6 @@ function storeIn(database: string, schema: string): string {
   return url.toString()
 }
 
-async function startServer(): Promise<TestPostgres | string> {
-  try {
-    return await startTestPostgres()
-  } catch (error) {
-    const message = (error as Error).message
-    if (message.startsWith('PostgreSQL is not installed')) return message
-    throw error
-  }
-}
 
 /** Sums over a phase's rounds. */
 const total = (phases: readonly Phase[], pick: (phase: Phase) => number): number => phases.reduce((sum, phase) => sum + pick(phase), 0)
