@@ -116,7 +116,7 @@ describe('console presence and attribution (Chromium)', () => {
       headers: { authorization: `Bearer ${rig.daemon.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ from, to: from + 'Plan'.length, body: 'Name the plan?' }),
     })
-    expect(created.status).toBe(200)
+    expect(created.status, `${await created.clone().text()} (from ${from} in ${JSON.stringify(text)})`).toBe(200)
     expect(await marks('.comment-anchor')).toEqual([])
     await page.locator('.comments-toggle').click()
     await eventually(() => marks('.comment-anchor'), (found) => joined(found) === 'Plan' && found[0]!.title === 'Comment: Name the plan?')
