@@ -245,6 +245,15 @@ export class DocumentState {
    * The document's review backlog as of `version`, a copy the caller may fold further; undefined when this state
    * came from a snapshot that did not keep it (the caller then folds the stream from its start).
    */
+  /**
+   * The review backlog's counts as of `version`, read in place (a write asks on every call, and a copy costs the
+   * whole list of unreviewed changes); undefined when this state came from a snapshot that did not keep the backlog.
+   */
+  reviewCounts(): { readonly unreviewed: number; readonly reviewedUpTo: number } | undefined {
+    if (!this.reviewKnown) return undefined
+    return { unreviewed: this.review?.unreviewed ?? 0, reviewedUpTo: this.review?.reviewedUpTo ?? 0 }
+  }
+
   reviewBacklog(): ReviewBacklog | undefined {
     if (!this.reviewKnown) return undefined
     const copy = this.review ? ReviewBacklog.fromFields(this.review.fields()) : new ReviewBacklog()

@@ -34,12 +34,24 @@ export class ReviewCommands {
 
   /** The number of applied AI writes on the document the person has not reviewed yet. */
   async unreviewed(docId: string): Promise<number> {
-    return (await this.backlog(docId)).unreviewed
+    return (await this.counts(docId)).unreviewed
   }
 
   /** The log position up to which the person reviewed the document (0 when never). */
   async reviewedUpTo(docId: string): Promise<number> {
-    return (await this.backlog(docId)).reviewedUpTo
+    return (await this.counts(docId)).reviewedUpTo
+  }
+
+  /**
+   * The document's own fold when it holds every event of its stream this node knows of (the usual case: a write's
+   * events are folded as they are appended), so a write reads nothing from the log; otherwise the backlog folded here
+   * from the log (a state from a snapshot older than the backlog's field, or one behind another node's events).
+   */
+  private async counts(docId: string): Promise<{ readonly unreviewed: number; readonly reviewedUpTo: number }> {
+    const state = await this.documents.get(docId)
+    const counts = state?.reviewCounts()
+    if (state && counts && state.version >= (await this.store.streamHead(documentStream(docId))).version) return counts
+    return this.backlog(docId)
   }
 
   /** Refuses the next AI write when it would take the backlog past the limit (REVIEW_BACKLOG_FULL, DOC.WRITE.18). */
@@ -60,8 +72,7 @@ export class ReviewCommands {
    * `review.marked` by `actor` in the document's stream. A mark that reviews nothing new records nothing.
    */
   async markReviewed(docId: string, upToRevision: string, actor: Actor): Promise<void> {
-    await this.commands.markReviewed(docId, upToRevision, async () => (await this.backlog(docId)).reviewedUpTo, actor)
-    await this.backlog(docId)
+    await this.commands.markReviewed(docId, upToRevision, () => this.reviewedUpTo(docId), actor)
   }
 
   private backlog(docId: string): Promise<ReviewBacklog> {

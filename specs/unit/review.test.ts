@@ -144,6 +144,36 @@ describe('ReviewCommands', () => {
     }
   })
 
+  it('answers from the document\'s own fold: writes, marks and their questions read nothing from the log', async () => {
+    const engine = await openEngine(await newHome())
+    try {
+      const commands = review(engine)
+      const docId = await documentWith(engine, 'a\n')
+      let reads = 0
+      const readStream = engine.store.readStream.bind(engine.store)
+      engine.store.readStream = (stream, options) => {
+        reads++
+        return readStream(stream, options)
+      }
+      for (let i = 1; i <= 5; i++) {
+        await commands.assertBacklogNotFull(docId)
+        await engine.commands.documents.write({ docId, content: `a\n${i}\n`, actor: i === 3 ? USER : CLAUDE })
+      }
+      expect(await commands.unreviewed(docId)).toBe(4)
+      const state = (await engine.documents.get(docId))!
+      await commands.markReviewed(docId, state.revision, USER)
+      expect(await commands.unreviewed(docId)).toBe(0)
+      expect(await commands.reviewedUpTo(docId)).toBe(positionOfRevision(state.revision))
+      expect(reads).toBe(0)
+      // The same counts as a fold of the whole stream.
+      const folded = new ReviewBacklog()
+      for await (const recorded of readStream(documentStream(docId))) folded.apply(recorded)
+      expect([folded.unreviewed, folded.reviewedUpTo]).toEqual([0, positionOfRevision(state.revision)])
+    } finally {
+      await engine.close()
+    }
+  })
+
   it('refuses a mark that is not a revision or lies beyond the document, and records nothing for a mark that reviews nothing new', async () => {
     const engine = await openEngine(await newHome())
     try {
