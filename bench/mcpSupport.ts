@@ -1,8 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { randomBytes } from 'node:crypto'
-import { open, readFile, rename } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
@@ -141,16 +140,25 @@ function serverNodeArgs(): string[] {
   return (process.env.QUIRE_BENCH_MCP_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)
 }
 
-/** `quire serve` in a child process, reached over Streamable HTTP, its review backlog limit raised first. */
+/** An MCP server in a child process, reached over Streamable HTTP. */
 export interface Daemon {
   readonly pid: number
   connect(name: string): Promise<McpConnection>
   stop(): Promise<void>
 }
 
+/** `quire serve` in a child process, reached over Streamable HTTP, its review backlog limit raised first. */
 export async function launchDaemon(home: string, workspace: string): Promise<Daemon> {
   await raiseReviewBacklogLimit(home)
-  const child: ChildProcess = spawn(process.execPath, [...serverNodeArgs(), CLI, '--home', home, 'serve', '--workspace', workspace], {
+  return launchHttp('quire serve', CLI, ['--home', home, 'serve', '--workspace', workspace], home)
+}
+
+/**
+ * `node script args…` serving MCP over Streamable HTTP on loopback, reached once it has written `PORT:TOKEN` to
+ * `portDir`/port (the way `quire serve` announces itself), every request with that bearer token.
+ */
+async function launchHttp(name: string, script: string, args: readonly string[], portDir: string): Promise<Daemon> {
+  const child: ChildProcess = spawn(process.execPath, [...serverNodeArgs(), script, ...args], {
     env: childEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -159,22 +167,22 @@ export async function launchDaemon(home: string, workspace: string): Promise<Dae
   const deadline = now() + 15_000
   let portFile: string | undefined
   while (now() < deadline) {
-    portFile = await readFile(join(home, 'port'), 'utf8').catch(() => undefined)
+    portFile = await readFile(join(portDir, 'port'), 'utf8').catch(() => undefined)
     if (portFile) break
-    if (child.exitCode !== null) throw new Error(`quire serve exited with ${child.exitCode}: ${stderr()}`)
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${stderr()}`)
     await sleep(25)
   }
   if (!portFile) {
     child.kill('SIGKILL')
-    throw new Error(`quire serve wrote no port file in 15 s: ${stderr()}`)
+    throw new Error(`${name} wrote no port file in 15 s: ${stderr()}`)
   }
   const [port, token] = portFile.trim().split(':') as [string, string]
   const url = new URL('/mcp', `http://127.0.0.1:${port}`)
   return {
     pid: child.pid!,
-    async connect(name) {
+    async connect(clientName) {
       const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } })
-      const client = new Client({ name: `quire-bench-${name}`, version: '1.0.0' })
+      const client = new Client({ name: `quire-bench-${clientName}`, version: '1.0.0' })
       await client.connect(transport)
       return connection(client, () => child.pid, stderr, () => transport.terminateSession())
     },
@@ -188,24 +196,21 @@ export async function launchDaemon(home: string, workspace: string): Promise<Dae
   }
 }
 
-/** An atomic replace of `path` with fsync: temp file in the same directory, write, fsync, rename, fsync the directory. */
-export async function atomicWriteFsync(path: string, bytes: Uint8Array): Promise<void> {
-  const temp = join(dirname(path), `.floor-${randomBytes(6).toString('hex')}.tmp`)
-  const file = await open(temp, 'wx')
-  try {
-    await file.writeFile(bytes)
-    await file.sync()
-  } finally {
-    await file.close()
-  }
-  await rename(temp, path)
-  const directory = await open(dirname(path), 'r')
-  try {
-    await directory.sync()
-  } finally {
-    await directory.close()
-  }
+/** The minimal MCP server of the protocol floor (mcpFloorServer.ts), compiled next to this file. */
+const PROTOCOL_FLOOR_SERVER = fileURLToPath(new URL('./mcpFloorServer.js', import.meta.url))
+
+/** The protocol floor's server over stdio, launched as Quire's is; `dir` (which must exist) holds its data. */
+export function launchProtocolFloorStdio(dir: string): Promise<McpConnection> {
+  return launchStdio(PROTOCOL_FLOOR_SERVER, ['--dir', dir, 'stdio'], 'protocol-floor', serverNodeArgs())
 }
+
+/** The protocol floor's server over Streamable HTTP, launched as `quire serve` is; `dir` (which must exist) holds its data. */
+export function launchProtocolFloorHttp(dir: string): Promise<Daemon> {
+  return launchHttp('the protocol floor server', PROTOCOL_FLOOR_SERVER, ['--dir', dir, 'http'], dir)
+}
+
+/** Re-exported so the benchmarks that only need the floor's file write keep importing it from here. */
+export { atomicWriteFsync } from './floorWrite.js'
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on every Linux this runs on). */
 const USER_HZ = 100

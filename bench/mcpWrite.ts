@@ -1,9 +1,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
+import { atomicWriteFsync, floorKey, floorWrite } from './floorWrite.js'
 import {
-  atomicWriteFsync, cpuPerOp, describeEdit, EDIT_KINDS, launchQuireStdio, MarkdownText, p50, p99, pooled, REVIEW_BACKLOG_NOTE, timeLoop,
-  type EditKind, type McpConnection, type Series,
+  cpuPerOp, describeEdit, EDIT_KINDS, launchProtocolFloorStdio, launchQuireStdio, MarkdownText, p50, p99, pooled, REVIEW_BACKLOG_NOTE,
+  timeLoop, type EditKind, type McpConnection, type Series,
 } from './mcpSupport.js'
 import { fmtInt, fmtMs, fmtRate, fmtRatio, printTable, settle, sized, withTempDir, type Benchmark, type RunOptions, type TargetResult } from './util.js'
 
@@ -13,6 +14,11 @@ import { fmtInt, fmtMs, fmtRate, fmtRatio, printTable, settle, sized, withTempDi
  * so every answer is durable and saved; against the raw floor of the same durability measured in the same run: an
  * atomic file write (temp file in the same directory, write, fsync, rename, fsync the directory) plus one synced
  * classic-level put, of the same size, one after the other. The floor runs before and after the writes, pooled.
+ *
+ * Beside it, the protocol floor, also before and after the writes and pooled: the same floor's work done by a minimal
+ * MCP server (bench/mcpFloorServer.ts: the SDK's McpServer and StdioServerTransport, one zod-strict tool) in a child
+ * process launched as Quire's is, called the way Quire's writes are (the whole 10 KB text per call). What any MCP
+ * server with this durability pays on this machine; issue 16 asks for the limit that stops a target in the same run.
  *
  * What a write pays beyond that floor is the protocol (JSON-RPC over a pipe, schema validation), the minimal diff and
  * the Yjs transaction, and two more synced appends: a write is journaled (synced), applied (synced), saved
@@ -45,8 +51,19 @@ const CPU_TARGET = 2
 function floorLoop(label: string, ms: number, minCalls: number, db: ClassicLevel<string, Uint8Array>, path: string, text: MarkdownText, counter: { n: number }): Promise<Series> {
   return timeLoop(label, ms, minCalls, undefined, async () => {
     const bytes = Buffer.from(text.change('paragraph'), 'utf8')
-    await db.put(`k${(counter.n++).toString().padStart(10, '0')}`, bytes, { sync: true })
-    await atomicWriteFsync(path, bytes)
+    await floorWrite(db, floorKey(counter.n++), path, bytes)
+  })
+}
+
+/** The protocol floor: the floor's work as one MCP tool call, the whole text sent as Quire's writes send it. */
+function protocolFloorLoop(label: string, ms: number, minCalls: number, server: McpConnection, text: MarkdownText, written: { path: string }): Promise<Series> {
+  return timeLoop(label, ms, minCalls, server.pid, async () => {
+    const content = text.change('edit')
+    const answer = await server.call('floor_write', { content })
+    if (answer.durable !== true || answer.bytes !== Buffer.byteLength(content, 'utf8')) {
+      throw new Error(`floor_write did not answer durable with the bytes sent: ${JSON.stringify(answer)}`)
+    }
+    written.path = answer.path as string
   })
 }
 
@@ -108,9 +125,17 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
     const floorPath = join(floorDir, 'floor.md')
     const floorText = new MarkdownText(SIZE, 7)
     await writeFile(floorPath, floorText.text)
+    const protocolDir = join(root, 'protocol-floor')
+    await mkdir(protocolDir)
+    const protocolText = new MarkdownText(SIZE, 9)
+    const protocolWritten = { path: '' }
     const quire = await launchQuireStdio(join(root, 'home'), workspace)
+    let protocol: McpConnection | undefined
     try {
+      protocol = await launchProtocolFloorStdio(protocolDir)
+      const protocolServer = protocol
       await quire.client.listTools()
+      await protocolServer.client.listTools()
       for (const document of documents) {
         const opened = await quire.call('workspace', { action: 'open', filePath: document.path })
         const tabId = opened.tabId as string
@@ -120,10 +145,13 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
       const counter = { n: 0 }
       // Warm-ups: JIT on both sides, LevelDB files, the disk's write path.
       await floorLoop('warm-up', warmupMs, minCalls, db, floorPath, floorText, counter)
+      await protocolFloorLoop('warm-up', warmupMs, minCalls, protocolServer, protocolText, protocolWritten)
       for (const document of documents) await writeLoop('warm-up', warmupMs, 3, quire, document)
       await settle()
 
       const floorBefore = await floorLoop('floor before', floorMs, minCalls, db, floorPath, floorText, counter)
+      await settle()
+      const protocolBefore = await protocolFloorLoop('protocol floor before', floorMs, minCalls, protocolServer, protocolText, protocolWritten)
       await settle()
       const durability = await durabilityLoop('durability alone (raw calls)', floorMs, minCalls, db, floorPath, floorText, counter)
       await settle()
@@ -137,10 +165,16 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
       // The server is stopped first, so its background work (LevelDB compaction of the journaled texts) does not
       // slow the floor down.
       await quire.close()
+      const protocolAfter = await protocolFloorLoop('protocol floor after', floorMs, minCalls, protocolServer, protocolText, protocolWritten)
+      if ((await readFile(protocolWritten.path, 'utf8')) !== protocolText.text) throw new Error(`${protocolWritten.path} does not hold the last text written`)
+      // Stopped before the floor's last run for the same reason as Quire: its LevelDB compacts what it was sent.
+      await protocolServer.close()
+      await settle()
       const floorAfter = await floorLoop('floor after', floorMs, minCalls, db, floorPath, floorText, counter)
       const floor = pooled('floor (pooled)', [floorBefore, floorAfter])
       const floorP50 = p50(floor)
       const floorP99 = p99(floor)
+      const protocolFloor = pooled('protocol floor (minimal MCP server, same durability)', [protocolBefore, protocolAfter])
 
       const row = (series: Series, isFloor: boolean) => [
         series.label,
@@ -156,7 +190,11 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
       printTable(
         `mcp-write: document.write of ${fmtInt(SIZE)} bytes over stdio (save: true) vs the floor (synced LevelDB put + fsync'd atomic file write)`,
         ['run', 'calls', 'calls/s', 'p50', 'p99', 'p50 vs floor', 'p99 vs floor', 'server CPU/call', 'bench CPU/call'],
-        [row(floorBefore, true), row(floorAfter, true), row(floor, true), row(durability, true), ...writes.map((series) => row(series, false))],
+        [
+          row(floorBefore, true), row(floorAfter, true), row(floor, true), row(durability, true),
+          row(protocolBefore, false), row(protocolAfter, false), row(protocolFloor, false),
+          ...writes.map((series) => row(series, false)),
+        ],
       )
       for (const kind of EDIT_KINDS) console.log(`  ${kind}: each call sends the whole ${fmtInt(SIZE)}-byte text with ${describeEdit[kind]}`)
       console.log(
@@ -167,7 +205,10 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
           'the save (synced) before answering. server CPU/call: the server process (all threads, /proc); bench CPU/call: this ' +
           'process (the MCP client, or the floor itself).\n' +
           '  durability alone: that sequence with raw calls in this process (synced put of the text, of 64 bytes, the atomic ' +
-          'write, synced put of 200 bytes): the disk\'s share of a write, with no CPU of Quire\'s.',
+          'write, synced put of 200 bytes): the disk\'s share of a write, with no CPU of Quire\'s.\n' +
+          '  protocol floor: the floor\'s work (the same put and atomic write) as the one tool of a minimal MCP server ' +
+          '(the SDK\'s McpServer + StdioServerTransport, zod-strict { content }, JSON answer) in a child process, one call ' +
+          'per write with the whole text: what any MCP server of this durability pays here. server CPU/call as for Quire.',
       )
       const targets: TargetResult[] = writes.map((series, index) => {
         const ratio = p50(series) / floorP50
@@ -197,9 +238,19 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
         target: 'none',
         met: null,
       })
+      const protocolP50 = p50(protocolFloor)
+      const protocolCpu = (protocolFloor.serverCpuMs ?? Number.NaN) / protocolFloor.latencies.length
+      const context = (name: string, ratio: number): TargetResult => ({ benchmark: 'mcp-write', name: `for context: ${name}`, ratio, target: 'none', met: null })
+      targets.push(
+        context('protocol floor (minimal MCP server) p50 / floor p50, 10 KB', protocolP50 / floorP50),
+        context("protocol floor's server CPU per call / the floor's CPU per call", protocolCpu / floorCpu),
+        context('document.write p50 / protocol floor p50 (10 KB, edit)', p50(writes[0]!) / protocolP50),
+        context("server CPU per write / the protocol floor's server CPU per call (10 KB, edit)", editCpu / protocolCpu),
+      )
       return targets
     } finally {
       await quire.close()
+      await protocol?.close()
       await db.close()
     }
   })
