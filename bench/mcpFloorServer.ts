@@ -10,20 +10,25 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { floorKey, floorWrite } from './floorWrite.js'
+import { durableWrite, floorKey, floorWrite } from './floorWrite.js'
 
 /**
  * `node dist/bench/mcpFloorServer.js --dir DIR stdio|http`: the protocol floor of issue 16, the least any MCP server
  * with the floor's durability can cost. The MCP SDK's own McpServer, over its own StdioServerTransport (as
  * `quire mcp` is reached) or its own Streamable HTTP transport on loopback (as `quire serve` is: it writes
- * `PORT:TOKEN` to DIR/port and wants that bearer token), with one tool, `floor_write`, whose zod-strict input is
+ * `PORT:TOKEN` to DIR/port and wants that bearer token), with a tool `floor_write` whose zod-strict input is
  * `{ content: string }` (as Quire's schemas are strict) and whose work is exactly the raw floor's (floorWrite.ts):
  * one synced classic-level put of the content under a fresh key, then an atomic fsync'd replace of the session's
- * own file. It answers a small JSON object as text and as structured content, as Quire's tools do.
+ * own file. A second tool, `durable_write`, same input, does Quire's durability sequence instead (floorWrite.ts's
+ * durableWrite, the work of mcp-write's "durability alone": synced puts of the text and of 64 bytes, the atomic write
+ * of the session's second file, a synced put of 200 bytes), so the least an MCP server that waits for what a saved
+ * document.write waits for can cost is measured too. Each answers a small JSON object as text and as structured
+ * content, as Quire's tools do.
  *
  * So what a benchmark measures against it is the JSON-RPC framing, the parse of the argument, the validated tool
  * dispatch and the answer, on top of the disk: nothing of an editor. DIR holds the LevelDB (DIR/db), one file per
- * MCP session (DIR/session-N.md) and, over HTTP, the port file; the benchmark that made DIR removes it.
+ * MCP session and tool (DIR/session-N.md, DIR/session-N-durable.md) and, over HTTP, the port file; the benchmark
+ * that made DIR removes it.
  */
 
 const { values, positionals } = parseArgs({ options: { dir: { type: 'string' } }, allowPositionals: true })
@@ -38,13 +43,17 @@ const db = new ClassicLevel<string, Uint8Array>(join(dir, 'db'), { valueEncoding
 await db.open()
 /** One counter for every session: keys never repeat, so each put is a fresh key, as a journal's appends are. */
 let writes = 0
+/** The durability sequence's keys, a range of their own (durableKey), never repeating either. */
+const durableWrites = { n: 0 }
 let sessions = 0
 
 const FloorWriteArguments = z.object({ content: z.string() }).strict()
 
 /** One MCP server (the SDK binds a server to one transport, so one per session), writing its session's own file. */
 function floorServer(): McpServer {
-  const path = join(dir, `session-${sessions++}.md`)
+  const session = sessions++
+  const path = join(dir, `session-${session}.md`)
+  const durablePath = join(dir, `session-${session}-durable.md`)
   const server = new McpServer({ name: 'quire-bench-protocol-floor', version: '1.0.0' })
   server.registerTool(
     'floor_write',
@@ -58,6 +67,22 @@ function floorServer(): McpServer {
       const key = floorKey(writes++)
       await floorWrite(db, key, path, bytes)
       const answer = { written: true, durable: true, key, bytes: bytes.byteLength, path }
+      return { content: [{ type: 'text', text: JSON.stringify(answer, null, 2) }], structuredContent: answer }
+    },
+  )
+  server.registerTool(
+    'durable_write',
+    {
+      description:
+        "Writes `content` as a saved document.write waits for: synced LevelDB puts of it and of 64 bytes, an fsync'd atomic " +
+        "replace of this session's second file, a synced put of 200 bytes.",
+      inputSchema: FloorWriteArguments,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    async ({ content }): Promise<CallToolResult> => {
+      const bytes = Buffer.from(content, 'utf8')
+      await durableWrite(db, durableWrites, durablePath, bytes)
+      const answer = { written: true, durable: true, bytes: bytes.byteLength, path: durablePath }
       return { content: [{ type: 'text', text: JSON.stringify(answer, null, 2) }], structuredContent: answer }
     },
   )

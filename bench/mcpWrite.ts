@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
-import { atomicWriteFsync, floorKey, floorWrite } from './floorWrite.js'
+import { durableWrite, floorKey, floorWrite } from './floorWrite.js'
 import {
   cpuPerOp, describeEdit, EDIT_KINDS, launchProtocolFloorStdio, launchQuireStdio, MarkdownText, p50, p99, pooled, REVIEW_BACKLOG_NOTE,
   timeLoop, type EditKind, type McpConnection, type Series,
@@ -19,6 +19,10 @@ import { fmtInt, fmtMs, fmtRate, fmtRatio, printTable, settle, sized, withTempDi
  * MCP server (bench/mcpFloorServer.ts: the SDK's McpServer and StdioServerTransport, one zod-strict tool) in a child
  * process launched as Quire's is, called the way Quire's writes are (the whole 10 KB text per call). What any MCP
  * server with this durability pays on this machine; issue 16 asks for the limit that stops a target in the same run.
+ * And the same server's second tool doing Quire's durability sequence (the one "durability alone" does with raw
+ * calls), called the same way: the least any MCP server that waits for what a saved document.write waits for pays,
+ * the measured limit for the 2x target. Both run in one server process, mirrored around the writes (floor, protocol
+ * floor, protocol + durability before; protocol + durability, protocol floor, floor after).
  *
  * What a write pays beyond that floor is the protocol (JSON-RPC over a pipe, schema validation), the minimal diff and
  * the Yjs transaction, and two more synced appends: a write is journaled (synced), applied (synced), saved
@@ -75,13 +79,23 @@ function protocolFloorLoop(label: string, ms: number, minCalls: number, server: 
  * before the answer says durable; the file is on disk before its record says so).
  */
 function durabilityLoop(label: string, ms: number, minCalls: number, db: ClassicLevel<string, Uint8Array>, path: string, text: MarkdownText, counter: { n: number }): Promise<Series> {
-  const key = () => `s${(counter.n++).toString().padStart(10, '0')}`
   return timeLoop(label, ms, minCalls, undefined, async () => {
-    const bytes = Buffer.from(text.change('paragraph'), 'utf8')
-    await db.put(key(), bytes, { sync: true })
-    await db.put(key(), bytes.subarray(0, 64), { sync: true })
-    await atomicWriteFsync(path, bytes)
-    await db.put(key(), bytes.subarray(0, 200), { sync: true })
+    await durableWrite(db, counter, path, Buffer.from(text.change('paragraph'), 'utf8'))
+  })
+}
+
+/**
+ * Protocol + Quire's durability: durabilityLoop's work (the same durableWrite) as the minimal MCP server's
+ * `durable_write`, called as Quire's writes are (the whole text per call). Quire's write minus the editor.
+ */
+function protocolDurableLoop(label: string, ms: number, minCalls: number, server: McpConnection, text: MarkdownText, written: { path: string }): Promise<Series> {
+  return timeLoop(label, ms, minCalls, server.pid, async () => {
+    const content = text.change('edit')
+    const answer = await server.call('durable_write', { content })
+    if (answer.durable !== true || answer.bytes !== Buffer.byteLength(content, 'utf8')) {
+      throw new Error(`durable_write did not answer durable with the bytes sent: ${JSON.stringify(answer)}`)
+    }
+    written.path = answer.path as string
   })
 }
 
@@ -129,6 +143,8 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
     await mkdir(protocolDir)
     const protocolText = new MarkdownText(SIZE, 9)
     const protocolWritten = { path: '' }
+    const durableText = new MarkdownText(SIZE, 8)
+    const durableWritten = { path: '' }
     const quire = await launchQuireStdio(join(root, 'home'), workspace)
     let protocol: McpConnection | undefined
     try {
@@ -146,12 +162,15 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
       // Warm-ups: JIT on both sides, LevelDB files, the disk's write path.
       await floorLoop('warm-up', warmupMs, minCalls, db, floorPath, floorText, counter)
       await protocolFloorLoop('warm-up', warmupMs, minCalls, protocolServer, protocolText, protocolWritten)
+      await protocolDurableLoop('warm-up', warmupMs, minCalls, protocolServer, durableText, durableWritten)
       for (const document of documents) await writeLoop('warm-up', warmupMs, 3, quire, document)
       await settle()
 
       const floorBefore = await floorLoop('floor before', floorMs, minCalls, db, floorPath, floorText, counter)
       await settle()
       const protocolBefore = await protocolFloorLoop('protocol floor before', floorMs, minCalls, protocolServer, protocolText, protocolWritten)
+      await settle()
+      const durableBefore = await protocolDurableLoop("protocol + Quire's durability before", floorMs, minCalls, protocolServer, durableText, durableWritten)
       await settle()
       const durability = await durabilityLoop('durability alone (raw calls)', floorMs, minCalls, db, floorPath, floorText, counter)
       await settle()
@@ -165,6 +184,9 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
       // The server is stopped first, so its background work (LevelDB compaction of the journaled texts) does not
       // slow the floor down.
       await quire.close()
+      const durableAfter = await protocolDurableLoop("protocol + Quire's durability after", floorMs, minCalls, protocolServer, durableText, durableWritten)
+      if ((await readFile(durableWritten.path, 'utf8')) !== durableText.text) throw new Error(`${durableWritten.path} does not hold the last text written`)
+      await settle()
       const protocolAfter = await protocolFloorLoop('protocol floor after', floorMs, minCalls, protocolServer, protocolText, protocolWritten)
       if ((await readFile(protocolWritten.path, 'utf8')) !== protocolText.text) throw new Error(`${protocolWritten.path} does not hold the last text written`)
       // Stopped before the floor's last run for the same reason as Quire: its LevelDB compacts what it was sent.
@@ -175,6 +197,7 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
       const floorP50 = p50(floor)
       const floorP99 = p99(floor)
       const protocolFloor = pooled('protocol floor (minimal MCP server, same durability)', [protocolBefore, protocolAfter])
+      const protocolDurable = pooled("protocol + Quire's durability (minimal MCP server)", [durableBefore, durableAfter])
 
       const row = (series: Series, isFloor: boolean) => [
         series.label,
@@ -193,6 +216,7 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
         [
           row(floorBefore, true), row(floorAfter, true), row(floor, true), row(durability, true),
           row(protocolBefore, false), row(protocolAfter, false), row(protocolFloor, false),
+          row(durableBefore, false), row(durableAfter, false), row(protocolDurable, false),
           ...writes.map((series) => row(series, false)),
         ],
       )
@@ -208,7 +232,11 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
           'write, synced put of 200 bytes): the disk\'s share of a write, with no CPU of Quire\'s.\n' +
           '  protocol floor: the floor\'s work (the same put and atomic write) as the one tool of a minimal MCP server ' +
           '(the SDK\'s McpServer + StdioServerTransport, zod-strict { content }, JSON answer) in a child process, one call ' +
-          'per write with the whole text: what any MCP server of this durability pays here. server CPU/call as for Quire.',
+          'per write with the whole text: what any MCP server of this durability pays here. server CPU/call as for Quire.\n' +
+          '  protocol + Quire\'s durability: the same server\'s second tool, durable_write (same input), doing durability ' +
+          'alone\'s sequence (the same code), called the same way: Quire\'s write minus the editor. Both tools in one ' +
+          'server process; run order mirrored around the writes: floor, protocol floor, protocol + durability, ' +
+          '(durability alone), the writes, then protocol + durability, protocol floor, floor.',
       )
       const targets: TargetResult[] = writes.map((series, index) => {
         const ratio = p50(series) / floorP50
@@ -246,6 +274,14 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
         context("protocol floor's server CPU per call / the floor's CPU per call", protocolCpu / floorCpu),
         context('document.write p50 / protocol floor p50 (10 KB, edit)', p50(writes[0]!) / protocolP50),
         context("server CPU per write / the protocol floor's server CPU per call (10 KB, edit)", editCpu / protocolCpu),
+      )
+      const durableP50 = p50(protocolDurable)
+      const durableCpu = (protocolDurable.serverCpuMs ?? Number.NaN) / protocolDurable.latencies.length
+      targets.push(
+        context("protocol + Quire's durability (minimal MCP server) p50 / floor p50, 10 KB", durableP50 / floorP50),
+        context("protocol + Quire's durability: server CPU per call / the floor's CPU per call", durableCpu / floorCpu),
+        context("document.write p50 / protocol + Quire's durability p50 (10 KB, edit)", p50(writes[0]!) / durableP50),
+        context("server CPU per write / protocol + Quire's durability's server CPU per call (10 KB, edit)", editCpu / durableCpu),
       )
       return targets
     } finally {
