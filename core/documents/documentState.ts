@@ -3,7 +3,7 @@ import * as Y from 'yjs'
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
 import type { RecordedEvent } from '../log/eventLog.js'
-import { DivergenceResolved, DocumentChanged, DocumentCreated, DocumentDiverged, DocumentSaved, JournalRecorded, type DocumentKind } from './events.js'
+import { DivergenceResolved, DocumentChanged, DocumentCreated, DocumentDiverged, DocumentSaved, JournalRecorded, documentKinds, type DocumentKind } from './events.js'
 import { positionOfRevision, revisionToken } from './revision.js'
 import { dataOf } from '../events/schema.js'
 import type { Hunk } from './textDiff.js'
@@ -52,6 +52,44 @@ const EMPTY_UPDATE = Y.encodeStateAsUpdate(new Y.Doc())
 
 export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex')
 
+/** How a document's Y.Doc hands each finished transaction to its state; not exported, so no one else can call it. */
+const transactionEnded: unique symbol = Symbol('transactionEnded')
+
+/** What Yjs's default gc filter says (every deleted item may be collected), as one function rather than one per Y.Doc. */
+const collectEveryDeletion = (): boolean => true
+
+/**
+ * A document's Y.Doc, leaner than a default one so that an idle document costs no more than a plain Y.Doc of its
+ * text (issue 16; bytes per document measured in bench/scaling/idle-memory.txt):
+ * - the end of every transaction reaches the state through `emit` instead of a listener (a Set and a closure per
+ *   document, about 250 B). Yjs ends every transaction, whoever makes it (this state, a peer through the collab
+ *   adapter, the WYSIWYG bridge, y-prosemirror), by emitting `afterTransaction`, and the state hears it before any
+ *   listener, as it did when its own listener was the first one registered; once the Y.Doc is destroyed it no longer
+ *   hears it, as a listener would not.
+ * - its guid is the document's id, not a fresh uuid (Yjs reads the guid only to tell subdocuments apart, and
+ *   documents have none), and its gc filter is shared.
+ * - the `load` and `sync` handlers every Y.Doc registers for providers (they back `whenLoaded`, `whenSynced`,
+ *   `isSynced`: about 1,000 B of closures and Sets) are removed. No provider is ever attached to a document's Y.Doc:
+ *   it is loaded from the log, and peers reach it through the engine, which applies their updates; nothing here
+ *   emits `load` or `sync` on it, so those promises stay pending and `isSynced` false, as they did before.
+ */
+class DocumentYDoc extends Y.Doc {
+  constructor(
+    guid: string,
+    private readonly state: DocumentState,
+  ) {
+    super({ guid, gcFilter: collectEveryDeletion })
+    this._observers.delete('load')
+    this._observers.delete('sync')
+  }
+
+  override emit(...call: Parameters<Y.Doc['emit']>): void {
+    const [name, args] = call
+    if (name === 'afterTransaction' && !this.isDestroyed) this.state[transactionEnded](args[0] as Y.Transaction)
+    super.emit(...call)
+  }
+}
+
 /**
  * One document's state, folded from its `doc:<id>` stream: a Y.Doc whose `source` text is the canonical content,
  * the revision (position of the last event that changed the content), and the mark of the last save or open.
@@ -61,8 +99,8 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
  * Y.Doc always sees events in log order.
  */
 export class DocumentState {
-  readonly ydoc = new Y.Doc()
-  readonly text = this.ydoc.getText('source')
+  readonly ydoc: Y.Doc
+  readonly text: Y.Text
   // The WYSIWYG mirror that ProseMirror editors bind (y-prosemirror, the fragment MIRROR_FRAGMENT) is not created
   // here: most documents never have a WYSIWYG editor, and an idle document should cost what a plain Y.Doc of its
   // text costs. The bridge creates it when the first editor attaches; its changes never change the revision.
@@ -102,19 +140,25 @@ export class DocumentState {
   private reviewKnown = true
 
   constructor(readonly docId: string) {
-    // Accumulated, not assigned: one change can run several transactions (Yjs cleans up formatting in a follow-up
-    // transaction of its own), and callers reset both flags before each change they make.
-    this.ydoc.on('afterTransaction', (transaction: Y.Transaction) => {
-      // A local change of known hunks knows the answer already (see transactLocal).
-      const changedText = this.localChange ? this.localChange.changesText : textChanged(transaction, this.text)
-      if (!this.localChange) this.lastTextChanged ||= changedText
-      if (changedText) this.textVersion++
-      this.lastStateChanged ||=
-        transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
-      const mirror = this.ydoc.share.get(MIRROR_FRAGMENT)
-      if (mirror) this.lastMirrorChanged ||= transaction.changedParentTypes.has(mirror) || transaction.changed.has(mirror)
-      this.carrySnapshot(transaction)
-    })
+    this.ydoc = new DocumentYDoc(docId, this)
+    this.text = this.ydoc.getText('source')
+  }
+
+  /**
+   * Called by the Y.Doc at the end of every transaction on it. Accumulated, not assigned: one change can run several
+   * transactions (Yjs cleans up formatting in a follow-up transaction of its own), and callers reset both flags before
+   * each change they make.
+   */
+  [transactionEnded](transaction: Y.Transaction): void {
+    // A local change of known hunks knows the answer already (see transactLocal).
+    const changedText = this.localChange ? this.localChange.changesText : textChanged(transaction, this.text)
+    if (!this.localChange) this.lastTextChanged ||= changedText
+    if (changedText) this.textVersion++
+    this.lastStateChanged ||=
+      transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
+    const mirror = this.ydoc.share.get(MIRROR_FRAGMENT)
+    if (mirror) this.lastMirrorChanged ||= transaction.changedParentTypes.has(mirror) || transaction.changed.has(mirror)
+    this.carrySnapshot(transaction)
   }
 
   get revision(): string {
@@ -189,7 +233,7 @@ export class DocumentState {
   apply(event: RecordedEvent): void {
     switch (event.type) {
       case DocumentCreated.type: {
-        this.meta = metaOf(event)
+        this.meta = metaOf(this.docId, event)
         this.applyUpdate(dataOf(event, DocumentCreated).update)
         // Creation brings the content into existence, even empty content.
         this.revisionPosition = event.position
@@ -332,7 +376,7 @@ export class DocumentState {
       return
     }
     if (event.type === 'document.created' || changedText) this.revisionPosition = event.position
-    if (event.type === 'document.created') this.meta = metaOf(event)
+    if (event.type === 'document.created') this.meta = metaOf(this.docId, event)
     else this.foldWriter(dataOf(event, DocumentChanged).journal, event.position)
     this.foldReview(event)
     this.version = event.streamVersion
@@ -377,7 +421,7 @@ export class DocumentState {
     }
     const state = new DocumentState(docId)
     Y.applyUpdate(state.ydoc, decoding.readVarUint8Array(decoder))
-    state.meta = fields.meta ?? undefined
+    state.meta = fields.meta ? sharedMeta(docId, fields.meta) : undefined
     state.version = fields.version
     state.position = fields.position
     state.revisionPosition = fields.revisionPosition
@@ -397,9 +441,27 @@ export class DocumentState {
 }
 
 /** A document's metadata from its `document.created` event. */
-function metaOf(event: RecordedEvent): DocumentMeta {
+function metaOf(docId: string, event: RecordedEvent): DocumentMeta {
   const data = dataOf(event, DocumentCreated)
-  return { docId: data.docId, kind: data.kind, path: data.path, title: data.title, origin: data.origin, createdAt: event.at }
+  return sharedMeta(docId, { docId: data.docId, kind: data.kind, path: data.path, title: data.title, origin: data.origin, createdAt: event.at })
+}
+
+const ORIGINS: readonly DocumentMeta['origin'][] = ['untitled', 'file', 'trace']
+
+/**
+ * The same metadata, with the strings every document has in common (its id, which the state holds already, its kind
+ * and origin) the shared ones rather than the copies decoding made: on an idle document they are a tenth of what
+ * the state adds to its Y.Doc.
+ */
+function sharedMeta(docId: string, meta: DocumentMeta): DocumentMeta {
+  return {
+    docId: meta.docId === docId ? docId : meta.docId,
+    kind: documentKinds.find((kind) => kind === meta.kind) ?? meta.kind,
+    path: meta.path,
+    title: meta.title,
+    origin: ORIGINS.find((origin) => origin === meta.origin) ?? meta.origin,
+    createdAt: meta.createdAt,
+  }
 }
 
 /**
