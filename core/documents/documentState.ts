@@ -58,6 +58,8 @@ const transactionEnded: unique symbol = Symbol('transactionEnded')
 /** What Yjs's default gc filter says (every deleted item may be collected), as one function rather than one per Y.Doc. */
 const collectEveryDeletion = (): boolean => true
 
+const NEVER_SETTLES = new Promise<never>(() => {})
+
 /**
  * A document's Y.Doc, leaner than a default one so that an idle document costs no more than a plain Y.Doc of its
  * text (issue 16; bytes per document measured in bench/scaling/idle-memory.txt):
@@ -71,7 +73,8 @@ const collectEveryDeletion = (): boolean => true
  * - the `load` and `sync` handlers every Y.Doc registers for providers (they back `whenLoaded`, `whenSynced`,
  *   `isSynced`: about 1,000 B of closures and Sets) are removed. No provider is ever attached to a document's Y.Doc:
  *   it is loaded from the log, and peers reach it through the engine, which applies their updates; nothing here
- *   emits `load` or `sync` on it, so those promises stay pending and `isSynced` false, as they did before.
+ *   emits `load` or `sync` on it, so those promises stay pending and `isSynced` false, as they did before (one
+ *   shared promise that never settles stands for both).
  */
 class DocumentYDoc extends Y.Doc {
   constructor(
@@ -81,12 +84,14 @@ class DocumentYDoc extends Y.Doc {
     super({ guid, gcFilter: collectEveryDeletion })
     this._observers.delete('load')
     this._observers.delete('sync')
+    // Without those handlers nothing can settle them any more; one promise that never settles says the same.
+    this.whenLoaded = NEVER_SETTLES
+    this.whenSynced = NEVER_SETTLES
   }
 
-  override emit(...call: Parameters<Y.Doc['emit']>): void {
-    const [name, args] = call
+  override emit(name: Parameters<Y.Doc['emit']>[0], args: Parameters<Y.Doc['emit']>[1]): void {
     if (name === 'afterTransaction' && !this.isDestroyed) this.state[transactionEnded](args[0] as Y.Transaction)
-    super.emit(...call)
+    super.emit(name, args)
   }
 }
 
