@@ -15,6 +15,7 @@ import { QuireError } from '../errors.js'
 import { DocumentState, sha256 } from './documentState.js'
 import type { DocumentRepository } from './documentRepository.js'
 import { DOCUMENT_STREAM_PREFIX, docIdOfStream, documentStream, type DocumentKind, type JournalOperation } from './events.js'
+import { journaledTextOf } from './journaledText.js'
 import { positionOfRevision, revisionToken } from './revision.js'
 import { baseAfterWrite, captureBase, markBeforeWrite, rebaseWrite, type DocumentBase, type RebasedWrite } from './rebase.js'
 import { textHunks, type Hunk } from './textDiff.js'
@@ -214,6 +215,7 @@ export class DocumentCommands {
     if (hunks.length === 0) return { revision: state.revision, changed: false, durable: true }
 
     const revisionBefore = state.revisionPosition
+    const textBefore = state.content
     const stillWanted = input.watch?.()
     const journal = await this.steps.run(input.docId, () => this.commit(state, [
       {
@@ -221,7 +223,8 @@ export class DocumentCommands {
         actor: input.actor,
         data: {
           operation: input.operation ?? 'write',
-          text: content,
+          // The text asked for: a rebased write's hunks make the merged text, so its change is diffed from the text.
+          ...journaledTextOf(content, revisionBefore, () => (rebased ? textHunks(textBefore, content) : hunks)),
           baseRevision: revisionToken(basePosition),
           ...(input.detail === undefined ? {} : { detail: input.detail }),
           ...(input.addresses === undefined || input.addresses.length === 0 ? {} : { addresses: [...input.addresses] }),

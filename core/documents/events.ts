@@ -47,15 +47,22 @@ export type JournalOperation = (typeof JOURNAL_OPERATIONS)[number]
 
 /**
  * The agent edit journal: an AI edit's intent, recorded (and fsync'd) before the document is touched. It holds the
- * complete text the edit asks for and the revision it was based on; `detail` says what a transform or patch asked
- * for (the transform kind, the patches), so the history shows the request and not only its result.
+ * text the edit asks for (journaledText.ts: whole, or for a large text an edit changes little, as that change from
+ * the document's text at revision `edit.from`), its `length`, and the revision it was based on; `detail` says what a
+ * transform or patch asked for (the transform kind, the patches), so the history shows the request and not only its
+ * result. Version 1 always held the whole text.
  */
 export const JournalRecorded = defineEvent({
   type: 'journal.recorded',
-  version: 1,
+  version: 2,
   schema: z.object({
     operation: z.enum(JOURNAL_OPERATIONS),
-    text: z.string(),
+    text: z.string().optional(),
+    edit: z.object({
+      from: z.string().regex(/^rev-[0-9a-z]+$/),
+      hunks: z.array(z.object({ start: z.number().int().nonnegative(), deleteCount: z.number().int().nonnegative(), insert: z.string() }).strict()),
+    }).strict().optional(),
+    length: z.number().int().nonnegative(),
     baseRevision: z.string(),
     detail: z.string().optional(),
     /** The comment ids this edit responds to (COM.ADDR.*), validated before it was recorded. */
@@ -66,7 +73,13 @@ export const JournalRecorded = defineEvent({
      * the last writer unknown, as a restarted node's was.
      */
     writer: z.object({ tabId: z.string().min(1), windowLabel: z.string().min(1) }).strict().optional(),
-  }),
+  }).refine((data) => (data.text === undefined) !== (data.edit === undefined), 'a journal entry holds either the text or the change to it, exactly one'),
+  upcasters: {
+    1: (data) => {
+      const entry = data as { text?: unknown }
+      return typeof entry.text === 'string' ? { ...entry, length: entry.text.length } : entry
+    },
+  },
 })
 
 const savedFields = {

@@ -68,7 +68,8 @@ export function summarize(event: RecordedEvent): string {
     case 'document.changed':
       return `${(data.update as Uint8Array).length} B update` + (data.journal ? ` applying journal entry ${data.journal}` : '')
     case 'journal.recorded':
-      return `${data.operation}${data.detail ? ` ${abbreviate(data.detail as string, 80)}` : ''} of ${(data.text as string).length} chars on ${data.baseRevision}`
+      return `${data.operation}${data.detail ? ` ${abbreviate(data.detail as string, 80)}` : ''} of ${data.length as number} chars on ${data.baseRevision}` +
+        (data.edit ? ` (journaled as ${(data.edit as { hunks: unknown[] }).hunks.length} changes from ${(data.edit as { from: string }).from})` : '')
     case 'document.saved':
       return `${data.reason} ${data.path} (${data.length} chars, sha256 ${(data.sha256 as string).slice(0, 12)})`
     case 'document.diverged':

@@ -278,7 +278,7 @@ describe('damaged records on disk', () => {
       expect(await readPositions(engine)).toEqual(range(1, seeded.head).filter((position) => position !== 2 && position !== 10))
       const quarantined = engine.store.quarantinedRecords()
       expect(quarantined.map((record) => record.position)).toEqual([2, 10])
-      expect(quarantined[0]!.reason).toMatch(/invalid journal\.recorded v1 payload/)
+      expect(quarantined[0]!.reason).toMatch(/invalid journal\.recorded v2 payload/)
       expect(quarantined[1]!.reason).toMatch(/v99 was written by a newer Quire/)
     } finally {
       await engine.close()

@@ -13,7 +13,7 @@ const newHome = useTempHomes()
 const event = (n: number) => ({
   type: 'journal.recorded',
   actor: { kind: 'mcp' as const, principal: `agent-${n}`, connection: `c${n}` },
-  data: { operation: 'write' as const, text: `from ${n}`, baseRevision: 'rev-1' },
+  data: { operation: 'write' as const, text: `from ${n}`, length: `from ${n}`.length, baseRevision: 'rev-1' },
 })
 
 describe('(d) concurrent appenders with expected versions never both win', () => {

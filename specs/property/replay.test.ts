@@ -159,7 +159,7 @@ async function run(steps: Step[], snapshotEvery: number): Promise<void> {
           await (engine.store as EventStore).appendToStream(
             `misc:${current.stream}`,
             Array.from({ length: current.count }, (_, i) => ({
-              type: 'journal.recorded', actor: { kind: 'system' } as const, data: { operation: 'write' as const, text: `n${i}`, baseRevision: 'rev-1' },
+              type: 'journal.recorded', actor: { kind: 'system' } as const, data: { operation: 'write' as const, text: `n${i}`, length: `n${i}`.length, baseRevision: 'rev-1' },
             })),
           )
           break
