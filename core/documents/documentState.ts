@@ -136,8 +136,14 @@ export class DocumentState {
   private textVersion = 0
   /** Counts every transaction: the cached snapshot is of the state after transaction number `stamp`. */
   private transactions = 0
-  private cachedContent: { textVersion: number; text: string } | undefined
-  private cachedHash: { textVersion: number; hash: string } | undefined
+  /**
+   * The content and its hash, each as of the text version beside it (-1: not read yet). Plain fields rather than a
+   * small object each: a document that was read keeps them while idle.
+   */
+  private cachedContent = ''
+  private cachedContentVersion = -1
+  private cachedHash = ''
+  private cachedHashVersion = -1
   private cachedSnapshot: { stamp: number; snapshot: Y.Snapshot } | undefined
   /** The review backlog folded with the rest (undefined while nothing counted); see reviewBacklog(). */
   private review: ReviewBacklog | undefined
@@ -171,19 +177,21 @@ export class DocumentState {
   }
 
   get content(): string {
-    if (this.cachedContent?.textVersion !== this.textVersion) {
+    if (this.cachedContentVersion !== this.textVersion) {
       // O(items), tombstones included: on a long-edited document this walk costs milliseconds, so it is done once
       // per change of the text at most.
-      this.cachedContent = { textVersion: this.textVersion, text: this.text.toString() }
+      this.cachedContent = this.text.toString()
+      this.cachedContentVersion = this.textVersion
     }
-    return this.cachedContent.text
+    return this.cachedContent
   }
 
   get contentHash(): string {
-    if (this.cachedHash?.textVersion !== this.textVersion) {
-      this.cachedHash = { textVersion: this.textVersion, hash: sha256(this.content) }
+    if (this.cachedHashVersion !== this.textVersion) {
+      this.cachedHash = sha256(this.content)
+      this.cachedHashVersion = this.textVersion
     }
-    return this.cachedHash.hash
+    return this.cachedHash
   }
 
   /**
@@ -368,7 +376,8 @@ export class DocumentState {
    * next read need not walk the whole Y.Text.
    */
   primeContent(text: string): void {
-    this.cachedContent = { textVersion: this.textVersion, text }
+    this.cachedContent = text
+    this.cachedContentVersion = this.textVersion
   }
 
   /**
