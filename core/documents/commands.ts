@@ -377,8 +377,13 @@ export class DocumentCommands {
    */
   async applyPeerUpdates(docId: string, updates: readonly Uint8Array[], actor: Actor): Promise<PeerUpdateOutcome> {
     // Apply each update, then record all that brought something new as one append (one event each), all in the
-    // document's step so no other event of this document can come between. Each update is decoded once, by
-    // applying it: see recordPeerUpdates for how a malformed one is refused.
+    // document's step so no other event of this document can come between. Each is decoded first: Y.applyUpdate
+    // does not read every byte Y.decodeUpdate reads (a damaged update can apply, or apply in part, where decoding
+    // it fails), and an update that is not a Yjs update is refused whole, with nothing applied or recorded.
+    for (const update of updates) {
+      const refused = undecodableUpdateError(update)
+      if (refused) throw refused
+    }
     return this.inStep(docId, (state) => this.recordPeerUpdates(state, updates, actor))
   }
 
@@ -388,10 +393,8 @@ export class DocumentCommands {
     const changedText: boolean[] = []
     const sides = { text: false, mirror: false }
     const mirrorWasAttached = mirrorIsAttached(state.ydoc)
-    let applying: Uint8Array | undefined
     try {
       for (const update of updates) {
-        applying = update
         const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
         if (!stateChanged) continue
         events.push({ type: 'document.changed', actor, data: { update } })
@@ -402,10 +405,7 @@ export class DocumentCommands {
     } catch (error) {
       // Some updates may be in the live Y.Doc without being in the log: rebuild it from the log on next use.
       this.documents.evict(docId)
-      // Y.applyUpdate reads an update with the readers Y.decodeUpdate uses, and throws where it would (before
-      // anything is recorded): decoding it apart first, to refuse it earlier, read every keystroke twice. Decoding
-      // the one that failed tells a malformed update from a failure to integrate a well-formed one.
-      throw (applying && undecodableUpdateError(applying)) ?? error
+      throw error
     }
     if (events.length === 0) return { revision: state.revision, recorded: 0, durable: Promise.resolve() }
     // A peer that wrote into a mirror nobody attached (a WYSIWYG editor that bound an empty fragment) must not
