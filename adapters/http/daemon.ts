@@ -108,6 +108,7 @@ export async function startHttpServer(
     await sessions.closeAll()
     throw error
   })
+  keepConnectionsPastProxies(server)
   port = (server.address() as AddressInfo).port
   await writePortFile(services.engine.home, { port, token })
   return {
@@ -150,4 +151,18 @@ function unauthorized(description: string): Response {
       'www-authenticate': `Bearer realm="quire", error="invalid_token", error_description="${description}"`,
     },
   })
+}
+
+/**
+ * Node closes an idle keep-alive connection after 5 s. A client or a load balancer in front of several nodes (60 s
+ * idle is the usual default) that sends its next request on such a connection as it closes gets "other side closed"
+ * for a request the daemon never saw. Holding idle connections longer than the proxies do lets them close first.
+ */
+const IDLE_CONNECTION_MS = 65_000
+
+function keepConnectionsPastProxies(server: ServerType): void {
+  const http = server as { keepAliveTimeout?: number; headersTimeout?: number }
+  http.keepAliveTimeout = IDLE_CONNECTION_MS
+  // Node wants a request's headers timeout above the idle timeout, or an idle connection's next request can be cut.
+  http.headersTimeout = IDLE_CONNECTION_MS + 1_000
 }
