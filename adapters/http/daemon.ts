@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import type { Services } from '../host/services.js'
 import { createCollabEndpoint, type CollabOptions } from '../collab/endpoint.js'
 import { keystrokePolicyFromEnvironment } from '../collab/keystrokes.js'
+import type { Room } from '../collab/room.js'
 import { adminRoutes } from './adminRoute.js'
 import { consoleRoutes } from './console.js'
 import { ConsoleSessions } from './consoleSessions.js'
@@ -22,6 +23,8 @@ export interface HttpServer {
   /** A link that signs a browser into the console once (a one-time code; the token itself is never in a URL). */
   readonly consoleLink: string
   readonly sessions: McpSessions
+  /** The collaboration endpoint's open rooms by document id (diagnostics and tests). */
+  readonly collabRooms: ReadonlyMap<string, Room>
   close(): Promise<void>
 }
 
@@ -117,6 +120,7 @@ export async function startHttpServer(
     url: `http://127.0.0.1:${port}`,
     consoleLink: `http://127.0.0.1:${port}/?code=${consoleSessions.newLinkCode()}`,
     sessions,
+    collabRooms: collab.rooms,
     async close() {
       closing = true
       await removePortFile(services.engine.home)
