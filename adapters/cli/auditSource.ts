@@ -1,7 +1,5 @@
-import { auditEvents, type AuditEvent, type AuditQuery } from '../../projections/audit/auditEvent.js'
-import { replayDocument } from '../../core/audit/replay.js'
-import { verify, type VerifyReport } from '../../core/audit/verify.js'
-import { openEngineHome } from '../host/engineHome.js'
+import type { AuditEvent, AuditQuery } from '../../projections/audit/auditEvent.js'
+import type { VerifyReport } from '../../core/audit/verify.js'
 import { findOwner } from './owner.js'
 
 const LOG_PAGE = 10_000
@@ -45,11 +43,5 @@ export async function openAuditSource(home: string): Promise<AuditSource> {
       async close() {},
     }
   }
-  const engine = await openEngineHome(home)
-  return {
-    events: (query) => auditEvents(engine, query),
-    replay: (pathOrId, at) => replayDocument(engine, pathOrId, at),
-    verify: () => verify(engine),
-    close: () => engine.close(),
-  }
+  return (await import('./localAuditSource.js')).openLocalAuditSource(home)
 }

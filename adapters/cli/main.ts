@@ -1,22 +1,9 @@
 #!/usr/bin/env node
 import type { Engine } from '../../core/engine.js'
-import { openEngineHome } from '../host/engineHome.js'
 import { isQuireError } from '../../core/errors.js'
 import { makeHomePrivate, resolveHome } from '../../core/home.js'
 import { keepOwnFilesPrivate } from '../fs/fileModes.js'
 import { EventStoreError } from '../../core/log/errors.js'
-import { docCommand } from './commands/doc.js'
-import { ingestTraceCommand } from './commands/ingestTrace.js'
-import { logCommand } from './commands/log.js'
-import { replayCommand } from './commands/replay.js'
-import { statusCommand } from './commands/status.js'
-import { mcpCommand } from './commands/mcp.js'
-import { agentCommand, approvalsCommand, divergenceCommand, historyCommand, settingsCommand } from './commands/person.js'
-import { commentsCommand } from './commands/comments.js'
-import { reviewCommand } from './commands/review.js'
-import { coherenceCommand } from './commands/coherence.js'
-import { serveCommand } from './commands/serve.js'
-import { verifyCommand } from './commands/verify.js'
 import { USAGE, UsageError } from './usage.js'
 import { OwnerRequestError } from './owner.js'
 import { OutputClosedError, outputTo, watchForClosedReader } from './output.js'
@@ -25,29 +12,32 @@ type Command = (engine: Engine, args: string[], out: (text: string) => void) => 
 /** A command that manages the data directory itself (it may run a server, or talk to the one that owns it). */
 type HomeCommand = (home: string, args: string[], out: (text: string) => void) => Promise<number>
 
-const HOME_COMMANDS: Record<string, { run: HomeCommand; stderr?: boolean; raw?: boolean }> = {
-  log: { run: logCommand },
-  replay: { run: replayCommand, raw: true },
-  verify: { run: verifyCommand },
-  // Loaded when run: it is the only command that needs the PostgreSQL client whatever the environment says.
-  migrate: { run: async (home, args, out) => (await import('./commands/migrate.js')).migrateCommand(home, args, out) },
-  serve: { run: serveCommand },
+/**
+ * Each command's module is loaded only when that command runs: the core, the HTTP server and the MCP SDK take most of
+ * a second to load, which `quire help`, a usage error, or a command answered by the running daemon never needs.
+ */
+const HOME_COMMANDS: Record<string, { load: () => Promise<HomeCommand>; stderr?: boolean; raw?: boolean }> = {
+  log: { load: async () => (await import('./commands/log.js')).logCommand },
+  replay: { load: async () => (await import('./commands/replay.js')).replayCommand, raw: true },
+  verify: { load: async () => (await import('./commands/verify.js')).verifyCommand },
+  migrate: { load: async () => (await import('./commands/migrate.js')).migrateCommand },
+  serve: { load: async () => (await import('./commands/serve.js')).serveCommand },
   // stdout carries the MCP protocol: everything else goes to stderr.
-  mcp: { run: mcpCommand, stderr: true },
-  agent: { run: agentCommand },
-  approvals: { run: approvalsCommand },
-  history: { run: historyCommand },
-  settings: { run: settingsCommand },
-  divergence: { run: divergenceCommand },
-  comments: { run: commentsCommand },
-  review: { run: reviewCommand },
-  coherence: { run: coherenceCommand },
-  status: { run: statusCommand },
+  mcp: { load: async () => (await import('./commands/mcp.js')).mcpCommand, stderr: true },
+  agent: { load: async () => (await import('./commands/person.js')).agentCommand },
+  approvals: { load: async () => (await import('./commands/person.js')).approvalsCommand },
+  history: { load: async () => (await import('./commands/person.js')).historyCommand },
+  settings: { load: async () => (await import('./commands/person.js')).settingsCommand },
+  divergence: { load: async () => (await import('./commands/person.js')).divergenceCommand },
+  comments: { load: async () => (await import('./commands/comments.js')).commentsCommand },
+  review: { load: async () => (await import('./commands/review.js')).reviewCommand },
+  coherence: { load: async () => (await import('./commands/coherence.js')).coherenceCommand },
+  status: { load: async () => (await import('./commands/status.js')).statusCommand },
 }
 
-const COMMANDS: Record<string, { run: Command; raw?: boolean }> = {
-  'ingest-trace': { run: ingestTraceCommand },
-  doc: { run: docCommand },
+const COMMANDS: Record<string, { load: () => Promise<Command>; raw?: boolean }> = {
+  'ingest-trace': { load: async () => (await import('./commands/ingestTrace.js')).ingestTraceCommand },
+  doc: { load: async () => (await import('./commands/doc.js')).docCommand },
 }
 
 /** Runs the CLI and returns its exit status: 0 success, 1 failure, 2 usage error. */
@@ -71,15 +61,17 @@ export async function main(argv: string[]): Promise<number> {
         : outputTo(process.stdout, homeCommand.raw ? 'raw' : 'lines', 'stop')
       const directory = resolveHome(home)
       await makeHomePrivate(directory)
-      return await homeCommand.run(directory, args, out)
+      const run = await homeCommand.load()
+      return await run(directory, args, out)
     }
     const command = COMMANDS[name]
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
     const directory = resolveHome(home)
     await makeHomePrivate(directory)
+    const [run, { openEngineHome }] = await Promise.all([command.load(), import('../host/engineHome.js')])
     engine = await openEngineHome(directory)
     const out = outputTo(process.stdout, command.raw ? 'raw' : 'lines', 'stop')
-    return await command.run(engine, args, out)
+    return await run(engine, args, out)
   } catch (error) {
     // `quire log | head`: the reader has what it wanted.
     if (error instanceof OutputClosedError) return 0

@@ -1,4 +1,5 @@
 import { readPortFile } from '../http/portFile.js'
+import type { Services } from '../host/services.js'
 
 /**
  * Talking to the process that owns a data directory. A daemon (or an embedded `quire mcp`) holds the directory's
@@ -44,5 +45,22 @@ export async function findOwner(home: string): Promise<OwnerClient | undefined> 
   } catch {
     // A stale port file from a process that is gone.
     return undefined
+  }
+}
+
+/**
+ * A person's command, through the process that owns `home` when one runs, else on the directory itself. The host
+ * (the whole core) is loaded only in the second case: a command the daemon answers starts without it.
+ */
+export async function withOwner<T>(home: string, remote: (owner: OwnerClient) => Promise<T>, local: (services: Services) => Promise<T>): Promise<T> {
+  const owner = await findOwner(home)
+  if (owner) return remote(owner)
+  const { openQuire } = await import('../host/quire.js')
+  // A person's command holds the directory for a moment: watching files for it would only race its close.
+  const quire = await openQuire(home, { watchDisk: false })
+  try {
+    return await local(quire.services)
+  } finally {
+    await quire.close()
   }
 }

@@ -1,13 +1,12 @@
 import { parseArgs } from 'node:util'
 import { isCoherenceRefusal } from '../../../core/coherence/refusal.js'
 import type { CoherenceStatus } from '../../../core/coherence/commands.js'
-import { openQuire } from '../../host/quire.js'
 import type { Services } from '../../host/services.js'
 import type { CoherenceBreakdown, CoherenceGranted, CoherenceGrants, CoherenceRow } from '../../http/consoleCoherenceApi.js'
 import {
   breakdownView, chosenRoot, grantDelegation, grantsView, parseGrantDays, parseScopeNames, revokeDelegation,
 } from '../../http/consoleCoherenceViews.js'
-import { findOwner, type OwnerClient } from '../owner.js'
+import { withOwner, type OwnerClient } from '../owner.js'
 import { UsageError } from '../usage.js'
 
 const USAGE = 'coherence status [ROOT] | edges [ROOT] | grants [--root ROOT] | grant AGENT [--scope accept-newer,waive] [--days 1|7|30] [--root ROOT] | revoke GRANT_ID [--root ROOT]'
@@ -159,17 +158,5 @@ function printGrants(answer: CoherenceGrants, out: (line: string) => void): void
       const reason = resolution.reason === null ? '' : `  "${resolution.reason}"`
       out(`    ${resolution.time}  ${resolution.kind.padEnd(12)}  by ${resolution.actor}  [${resolution.txf}#${resolution.input}] against ${resolution.resolvedAgainst}${reason}`)
     }
-  }
-}
-
-/** Through the process that owns the data directory when one runs, else on the directory itself. */
-async function withOwner<T>(home: string, remote: (owner: OwnerClient) => Promise<T>, local: (services: Services) => Promise<T>): Promise<T> {
-  const owner = await findOwner(home)
-  if (owner) return remote(owner)
-  const quire = await openQuire(home, { watchDisk: false })
-  try {
-    return await local(quire.services)
-  } finally {
-    await quire.close()
   }
 }

@@ -2,24 +2,11 @@ import { parseArgs } from 'node:util'
 import { resolveDocument } from '../../../core/audit/resolve.js'
 import { USER } from '../../../core/events/actor.js'
 import type { ThreadView } from '../../../core/comments/views.js'
-import { openQuire } from '../../host/quire.js'
 import type { Services } from '../../host/services.js'
-import { findOwner, type OwnerClient } from '../owner.js'
+import { withOwner, type OwnerClient } from '../owner.js'
 import { UsageError } from '../usage.js'
 
 const USAGE = 'comments list PATH_OR_ID | add PATH_OR_ID --from N --to N BODY | reply PATH_OR_ID COMMENT_ID BODY | resolve|reopen|delete PATH_OR_ID COMMENT_ID'
-
-/** Through the process that owns the data directory when one runs, else on the directory itself. */
-async function withOwner<T>(home: string, remote: (owner: OwnerClient) => Promise<T>, local: (services: Services) => Promise<T>): Promise<T> {
-  const owner = await findOwner(home)
-  if (owner) return remote(owner)
-  const quire = await openQuire(home, { watchDisk: false })
-  try {
-    return await local(quire.services)
-  } finally {
-    await quire.close()
-  }
-}
 
 /**
  * `quire comments ...`: the person's side of review threads. Only the person opens threads (anchored to a range of

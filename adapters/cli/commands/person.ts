@@ -1,31 +1,17 @@
 import { parseArgs } from 'node:util'
-import { documentHistory, type HistoryEntry } from '../../../projections/history/history.js'
+import type { HistoryEntry } from '../../../projections/history/history.js'
 import { resolveDocument } from '../../../core/audit/resolve.js'
 import { USER } from '../../../core/events/actor.js'
 import { parseSettingValue, settingEntries, type SettingValue } from '../../../core/settings/events.js'
 import type { ApprovalView } from '../../../core/approvals/commands.js'
-import { openQuire } from '../../host/quire.js'
 import type { Services } from '../../host/services.js'
-import { agentList, type AgentListing } from '../../http/adminRoute.js'
-import { findOwner, type OwnerClient } from '../owner.js'
+import type { AgentListing } from '../../http/adminRoute.js'
+import { withOwner, type OwnerClient } from '../owner.js'
 import { UsageError } from '../usage.js'
 import { parseApprovalScope } from '../../../core/approvals/events.js'
 
-/**
- * The person's commands: agent tokens, approvals, document history. Each goes to the process that owns the data
- * directory when one is running, and otherwise opens the directory itself, so they work either way.
- */
-async function withOwner<T>(home: string, remote: (owner: OwnerClient) => Promise<T>, local: (services: Services) => Promise<T>): Promise<T> {
-  const owner = await findOwner(home)
-  if (owner) return remote(owner)
-  // A person's command holds the directory for a moment: watching files for it would only race its close.
-  const quire = await openQuire(home, { watchDisk: false })
-  try {
-    return await local(quire.services)
-  } finally {
-    await quire.close()
-  }
-}
+// The person's commands: agent tokens, approvals, document history. Each goes to the process that owns the data
+// directory when one is running, and otherwise opens the directory itself (withOwner), so they work either way.
 
 /**
  * `quire agent add NAME | list | revoke NAME`: tokens for AI clients (the agent's name is the principal on that
@@ -46,7 +32,8 @@ export async function agentCommand(home: string, args: string[], out: (line: str
     const agents = await withOwner(
       home,
       async (owner) => (await owner.request<{ agents: AgentListing[] }>('GET', '/admin/agents')).agents,
-      async (services) => agentList(services),
+      // Loaded with the core, only when no daemon answers (as in withOwner).
+      async (services) => (await import('../../http/adminRoute.js')).agentList(services),
     )
     if (agents.length === 0) out('no agents (add one with `quire agent add NAME`)')
     for (const agent of agents) out(`${agent.name.padEnd(24)}  added ${new Date(agent.addedAt).toISOString()}  ${agent.revoked ? 'revoked' : 'live'}`)
@@ -112,6 +99,7 @@ export async function historyCommand(home: string, args: string[], out: (line: s
     (owner) => owner.request<{ docId: string; entries: HistoryEntry[] }>('GET', `/admin/history?doc=${encodeURIComponent(target)}&cwd=${encodeURIComponent(process.cwd())}`),
     async (services) => {
       const docId = await resolveDocument(services.engine, target)
+      const { documentHistory } = await import('../../../projections/history/history.js')
       return { docId, entries: await documentHistory(services.engine, docId) }
     },
   )

@@ -1,8 +1,7 @@
 import { resolveDocument } from '../../../core/audit/resolve.js'
 import { QuireError } from '../../../core/errors.js'
 import { USER } from '../../../core/events/actor.js'
-import { openQuire } from '../../host/quire.js'
-import { findOwner } from '../owner.js'
+import { withOwner } from '../owner.js'
 import { UsageError } from '../usage.js'
 
 interface Marked {
@@ -21,24 +20,18 @@ export async function reviewCommand(home: string, args: string[], out: (line: st
   const [action, target, ...rest] = args
   if (action !== 'mark' || !target || rest.length > 0) throw new UsageError('review mark PATH_OR_ID')
   const cwd = process.cwd()
-  const owner = await findOwner(home)
-  let marked: Marked
-  if (owner) {
-    marked = await owner.request<Marked>('POST', '/admin/review', { doc: target, cwd })
-  } else {
-    const quire = await openQuire(home, { watchDisk: false })
-    try {
-      const { engine, review } = quire.services
+  const marked = await withOwner<Marked>(
+    home,
+    (owner) => owner.request<Marked>('POST', '/admin/review', { doc: target, cwd }),
+    async ({ engine, review }) => {
       const docId = await resolveDocument(engine, target, cwd)
       const state = await engine.documents.get(docId)
       if (!state) throw new QuireError('NOT_FOUND', `no document ${docId}`)
       const reviewed = await review.unreviewed(docId)
       await review.markReviewed(docId, state.revision, USER)
-      marked = { docId, revision: state.revision, reviewed }
-    } finally {
-      await quire.close()
-    }
-  }
+      return { docId, revision: state.revision, reviewed }
+    },
+  )
   const changes = marked.reviewed === 1 ? '1 AI change' : `${marked.reviewed} AI changes`
   out(`${marked.docId}: reviewed up to ${marked.revision} (${marked.reviewed === 0 ? 'nothing was unreviewed' : `${changes} marked reviewed`})`)
   return 0

@@ -1,4 +1,3 @@
-import { openEngineHome } from '../../host/engineHome.js'
 import { findOwner, type OwnerClient } from '../owner.js'
 import { UsageError } from '../usage.js'
 
@@ -29,6 +28,7 @@ export async function statusCommand(home: string, args: string[], out: (line: st
     return 0
   }
   // No process answers for the directory: open it here (a process holding it without serving is refused, named).
+  const { openEngineHome } = await import('../../host/engineHome.js')
   const engine = await openEngineHome(home)
   try {
     const documents = await engine.documents.ids()
