@@ -37,6 +37,7 @@ function ok(result: CliResult): string {
 }
 
 describe('quire doc, log and replay', () => {
+  // About forty commands in turn, most opening the data directory (0.6 s each when idle; 44 s in a loaded CI run).
   it('creates and writes documents, lists the events, and replays any revision byte for byte', async () => {
     const home = await newDir()
     const work = await newDir()
@@ -137,7 +138,7 @@ describe('quire doc, log and replay', () => {
     const verified = ok(await runCli(['verify'], { home }))
     expect(verified).toContain('log: 8 events in 2 streams, head position 8')
     expect(verified).toContain('ok: the live state equals the state rebuilt from the log')
-  })
+  }, 150_000)
 })
 
 describe('quire ingest-trace', () => {
