@@ -1,12 +1,11 @@
 import { parseArgs } from 'node:util'
 import { isCoherenceRefusal } from '../../../core/coherence/refusal.js'
 import type { CoherenceStatus } from '../../../core/coherence/commands.js'
-import type { Services } from '../../host/services.js'
 import type { CoherenceBreakdown, CoherenceGranted, CoherenceGrants, CoherenceRow } from '../../http/consoleCoherenceApi.js'
 import {
   breakdownView, chosenRoot, grantDelegation, grantsView, parseGrantDays, parseScopeNames, revokeDelegation,
 } from '../../http/consoleCoherenceViews.js'
-import { withOwner, type OwnerClient } from '../owner.js'
+import { withOwner } from '../owner.js'
 import { UsageError } from '../usage.js'
 
 const USAGE = 'coherence status [ROOT] | edges [ROOT] | grants [--root ROOT] | grant AGENT [--scope accept-newer,waive] [--days 1|7|30] [--root ROOT] | revoke GRANT_ID [--root ROOT]'
