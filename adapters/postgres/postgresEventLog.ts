@@ -20,7 +20,7 @@ import { GroupCommitter } from '../../core/log/groupCommit.js'
 import { isValidStreamName } from '../../core/log/keys.js'
 import { decodeChunk, encodeChunk, type StoredEvent } from '../../core/log/record.js'
 import { migrate, quotedSchema } from './schema.js'
-import { asUnreachable, isUnreachable } from './unreachable.js'
+import { asUnreachable, isUnreachable, LogUnreachableError } from './unreachable.js'
 import { WriterLease } from './writerLease.js'
 
 export interface PostgresEventLogOptions {
@@ -325,10 +325,12 @@ export class PostgresEventLog implements EventLog {
   /**
    * Why an append that got no positions failed: closing, the log's own refusals (as they are), or otherwise a write
    * the log could not make, as JournalWriteError (core answers it with JOURNAL_UNAVAILABLE: nothing was changed).
+   * A read the append needed (a stream's head, catching up after a failed batch) that found the database unreachable
+   * is the latter: LogUnreachableError is what a read answers, not an append.
    */
   private notRecorded(error: unknown): Error {
     if (this.closing) return new StoreClosedError()
-    if (error instanceof EventStoreError) return error
+    if (error instanceof EventStoreError && !(error instanceof LogUnreachableError)) return error
     return new JournalWriteError(this.nextPosition, 'write-failed', { cause: error })
   }
 

@@ -128,6 +128,46 @@ describe('PostgresEventLog: PostgreSQL restarting under running nodes', () => {
     }
   })
 
+  it('given the writer lease held by a write in flight, when the server stops and an append names a stream this node has not read, then it fails with JournalWriteError (not the read\'s LogUnreachableError), and appends succeed once the server is back', async () => {
+    const schema = 'restart_new_stream'
+    let releaseWrite: () => void = () => {}
+    const held = new Promise<void>((resolve) => (releaseWrite = resolve))
+    let writes = 0
+    let stopped = false
+    // The first write waits until the server is gone, keeping the lease held (its pipeline busy) meanwhile.
+    const writer = await PostgresEventLog.open(database, {
+      registry: new EventRegistry([Noted]),
+      schema,
+      writeRetryWindowMs: 500,
+      closeTimeoutMs: 2_000,
+      connectTimeoutMs: 1_000,
+      interceptWrite: async (write) => {
+        if (writes++ === 0) await held
+        return write()
+      },
+    })
+    try {
+      const inFlight = appendOne(writer, 'doc:known', 'in-flight')
+      await until(() => writes === 1)
+      server.stopServer()
+      stopped = true
+      // The append needs the new stream's head, which only the database can tell: a write the log could not make.
+      const outcome = await appendOne(writer, 'doc:never-read', 'during')
+      expect('failed' in outcome && outcome.failed).toBeInstanceOf(JournalWriteError)
+      releaseWrite()
+      expect((await inFlight) as { failed?: unknown }).toHaveProperty('failed')
+      server.startServer()
+      stopped = false
+      let after: Outcome = { failed: undefined, events: [] }
+      for (let attempt = 0; attempt < 40 && !('acked' in after); attempt++) after = await appendOne(writer, 'doc:never-read', `after-${attempt}`)
+      expect(after).toHaveProperty('acked')
+    } finally {
+      releaseWrite()
+      await writer.close()
+      if (stopped) server.startServer()
+    }
+  })
+
   it('given appenders writing without pause, when the server is stopped mid-run and started again, then every acknowledged event is in the log once at its position, every failure is a JournalWriteError, the appenders succeed again, and a quiet node subscribed throughout saw each event once', async () => {
     const schema = 'restart_midrun'
     const writer = await open(schema)
