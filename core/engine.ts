@@ -235,7 +235,7 @@ function wire(
     files,
     tree: new FileTreeCommands(store, views.workspace, documents, documentCommands, files, fileSystem),
     rewrites: new RewriteCommands(views.workspace, views.settings, documents, documentCommands, editors, hooks),
-    selection: new SelectionCommands(views.workspace, documents, documentCommands, presence, editors, hooks),
+    selection: new SelectionCommands(views.workspace, documentCommands, presence, editors, hooks),
     agents: new AgentCommands(store, views.agents),
     browserAccess: new BrowserAccess(store, views.browser, approvals, now),
     workflowRuns: new WorkflowRunCommands(store, views.workflowRuns),

@@ -16,7 +16,7 @@ import { DocumentState, sha256 } from './documentState.js'
 import type { DocumentRepository } from './documentRepository.js'
 import { DOCUMENT_STREAM_PREFIX, docIdOfStream, documentStream, type DocumentKind, type JournalOperation } from './events.js'
 import { journaledTextOf } from './journaledText.js'
-import { positionOfRevision, revisionToken } from './revision.js'
+import { revisionToken } from './revision.js'
 import { baseAfterWrite, captureBase, markBeforeWrite, rebaseWrite, type DocumentBase, type RebasedWrite } from './rebase.js'
 import { textHunks, type Hunk } from './textDiff.js'
 import { DocumentTurns, type CrossNodeTurns, type JournalStage } from './turns.js'
@@ -293,6 +293,16 @@ export class DocumentCommands {
     }
     this.bridge(state, sides, events, changedText, journalPosition)
     return this.commit(state, events, { applied: changedText })
+  }
+
+  /**
+   * Runs `look` on the document as the log has it: in the document's step, so never between a change applied to the
+   * state ahead of its append (a write, a reload, a peer's update) and that append's fold, when the text has already
+   * moved and the revision has not. A read that pairs the text with its revision, or notes a tab's baseline, looks
+   * through here; `look` gets undefined for a document that does not exist.
+   */
+  read<T>(docId: string, look: (state: DocumentState | undefined) => T): Promise<T> {
+    return this.steps.run(docId, async () => look(await this.documents.get(docId)))
   }
 
   /** A tab read (or otherwise took in) the document as it is now: its next whole-text write is an edit from this. */

@@ -195,14 +195,15 @@ export class FileCommands {
   /** `document.read` (DOC.READ.1–3): the tab's text and what a write needs to go with it. */
   async read(tabId: string | undefined, range?: ReadRange, caller?: Caller): Promise<ReadResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
-    const document = await this.documents.get(tab.docId)
-    if (!document?.meta) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
-    // The tab's next write is an edit from the whole document at this revision, whatever part of it was read.
-    this.documentCommands.noteTabBaseline(tab.tabId, document)
+    const whole = await this.documentCommands.read(tab.docId, (document) => {
+      if (!document?.meta) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
+      // The tab's next write is an edit from the whole document at this revision, whatever part of it was read.
+      this.documentCommands.noteTabBaseline(tab.tabId, document)
+      return { content: document.content, revision: document.revision, filePath: tab.path, kind: document.meta.kind, dirty: document.dirty }
+    })
     if (caller?.actor.kind === 'mcp' && tab.path !== null) {
-      this.coherence.noteRead(caller.connection, { path: tab.path, content: document.content, role: range === undefined ? 'direct' : 'contextual' })
+      this.coherence.noteRead(caller.connection, { path: tab.path, content: whole.content, role: range === undefined ? 'direct' : 'contextual' })
     }
-    const whole = { content: document.content, revision: document.revision, filePath: tab.path, kind: document.meta.kind, dirty: document.dirty }
     if (range === undefined) return whole
     const { offset, end } = pageBounds(whole.content, range)
     return { ...whole, content: whole.content.slice(offset, end), offset, length: end - offset, totalLength: whole.content.length, ...(end < whole.content.length ? { nextOffset: end } : {}) }

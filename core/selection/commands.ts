@@ -9,7 +9,6 @@ import { syncSourceFromMirror } from '../documents/bridge.js'
 import type { Caller } from '../workspace/commands.js'
 import { resolveTab } from '../workspace/tabs.js'
 import type { DocumentState } from '../documents/documentState.js'
-import type { DocumentRepository } from '../documents/documentRepository.js'
 import type { EditorPresence } from '../presence/editorPresence.js'
 import type { PresenceRegistry } from '../presence/presenceRegistry.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
@@ -46,7 +45,6 @@ type Selected = { readonly from: number; readonly to: number; readonly text: str
 export class SelectionCommands {
   constructor(
     private readonly workspace: FoldedStream<WorkspaceState>,
-    private readonly documents: DocumentRepository,
     private readonly documentCommands: DocumentCommands,
     private readonly presence: PresenceRegistry,
     private readonly editors: EditorGuards,
@@ -56,18 +54,21 @@ export class SelectionCommands {
   /** SEL.GET.*: never refused for IME composition (SEL.GET.6). */
   async get(tabId: string | undefined): Promise<SelectionView> {
     const { tab, editor } = this.focusedEditor(tabId)
-    const document = await this.document(tab)
-    const selected = selectionIn(document, editor)
-    this.documentCommands.noteTabBaseline(tab.tabId, document)
-    return {
-      text: selected.text,
-      isEmpty: selected.from === selected.to,
-      range: { from: selected.from, to: selected.to },
-      mode: editor.mode,
-      kind: document.meta?.kind ?? 'markdown',
-      tabId: tab.tabId,
-      revision: document.revision,
-    }
+    // The selected text and the revision of one folded state (DocumentCommands.read).
+    return this.documentCommands.read(tab.docId, (document) => {
+      if (!document) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
+      const selected = selectionIn(document, editor)
+      this.documentCommands.noteTabBaseline(tab.tabId, document)
+      return {
+        text: selected.text,
+        isEmpty: selected.from === selected.to,
+        range: { from: selected.from, to: selected.to },
+        mode: editor.mode,
+        kind: document.meta?.kind ?? 'markdown',
+        tabId: tab.tabId,
+        revision: document.revision,
+      }
+    })
   }
 
   /**
@@ -116,12 +117,6 @@ export class SelectionCommands {
     const editor = this.presence.forTab(tab.tabId).find((candidate) => candidate.selection !== null)
     if (!editor) throw new QuireError('NO_EDITOR', `no editor is showing the focused tab ${tab.tabId} (open it in the Quire console)`)
     return { tab, editor }
-  }
-
-  private async document(tab: TabState): Promise<DocumentState> {
-    const document = await this.documents.get(tab.docId)
-    if (!document) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
-    return document
   }
 }
 
