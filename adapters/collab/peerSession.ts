@@ -89,22 +89,28 @@ export class PeerSession {
   }
 
   /**
-   * Answers SyncStep1 with what the peer lacks, computed from the live document now, and sent once everything the
-   * live document holds is durable: peers never see a change the log could still lose. Changes recorded after this
-   * point reach the peer through the fan-out (it joined the room before it could send this), so none is missed;
-   * one that arrives both ways is applied once (Yjs updates are idempotent).
+   * Answers SyncStep1 with what the peer lacks, computed from the document as the log has it (in the document's step,
+   * never holding a change applied ahead of its append), and sent once everything it holds is durable: peers never
+   * see a change the log could still lose. Changes recorded after this point reach the peer through the fan-out (it
+   * joined the room before it could send this), so none is missed; one that arrives both ways is applied once (Yjs
+   * updates are idempotent).
    */
   private async answerSyncStep1(stateVector: Uint8Array): Promise<void> {
-    const state = await this.document()
-    if (!state) return
-    let update: Uint8Array
+    const docId = this.connection.docId
+    let answer: { readonly update: Uint8Array; readonly position: number } | undefined
     try {
-      update = Y.encodeStateAsUpdate(state.ydoc, stateVector)
+      answer = await this.context.commands.read(docId, (state) => state && { update: missingFrom(state, stateVector), position: state.position })
     } catch (error) {
-      this.protocolError(new MalformedMessage(`invalid state vector: ${(error as Error).message}`))
+      if (error instanceof MalformedMessage) this.protocolError(error)
+      else this.connection.close(CLOSE.internalError, `the document could not be loaded: ${(error as Error).message}`)
       return
     }
-    this.context.fanout.whenDurable(state.position, () => this.connection.send(syncStep2Message(update)))
+    if (!answer) {
+      this.connection.close(CLOSE.notFound, `no document ${docId}`)
+      return
+    }
+    const { update, position } = answer
+    this.context.fanout.whenDurable(position, () => this.connection.send(syncStep2Message(update)))
   }
 
   /**
@@ -180,6 +186,15 @@ export class PeerSession {
       this.connection.close(CLOSE.internalError, `the document could not be loaded: ${(error as Error).message}`)
       return undefined
     }
+  }
+}
+
+/** What a peer whose state vector is `stateVector` lacks of `state`; a vector that does not decode is the peer's error. */
+function missingFrom(state: DocumentState, stateVector: Uint8Array): Uint8Array {
+  try {
+    return Y.encodeStateAsUpdate(state.ydoc, stateVector)
+  } catch (error) {
+    throw new MalformedMessage(`invalid state vector: ${(error as Error).message}`)
   }
 }
 

@@ -6,10 +6,8 @@ import * as Y from 'yjs'
 import { replayDocument } from '../../core/audit/replay.js'
 import { openEngine, type Engine } from '../../core/engine.js'
 import { USER } from '../../core/events/actor.js'
-import type { EventRegistry } from '../../core/events/schema.js'
-import type { EventLog } from '../../core/log/eventLog.js'
-import { EventStore } from '../../core/log/eventStore.js'
 import type { Caller } from '../../core/workspace/commands.js'
+import { gatedLog, type GatedLog } from '../support/gatedLog.js'
 
 const PERSON: Caller = { actor: USER, connection: 'person', principal: null }
 
@@ -18,34 +16,17 @@ const PERSON: Caller = { actor: USER, connection: 'person', principal: null }
  * peer's update), and folded once the log has given it its position. On a shared log the append waits for the writer
  * lease (a round trip to PostgreSQL), so a read in between found the new text beside the old revision: a pair that is
  * nowhere in the log, which a conformance run on PostgreSQL caught once (disk.test: "edited elsewhere" at the revision
- * of "first"). Here the log's append is held by hand: the LevelDB log, wrapped so `append` waits for a gate.
+ * of "first"). Here the log's append is held at a gate (specs/support/gatedLog.ts).
  */
 describe('a read while a change waits for its append', () => {
   let home: string
   let engine: Engine
-  let gate: Promise<void> | undefined
-  let appendsWaiting = 0
+  let log: GatedLog
 
   beforeEach(async () => {
     home = await mkdtemp(join(tmpdir(), 'quire-read-during-append-'))
-    const openLog = async (registry: EventRegistry): Promise<EventLog> => {
-      const store = await EventStore.open(join(home, 'log'), { registry })
-      const append: EventLog['append'] = async (appends) => {
-        if (gate) {
-          appendsWaiting++
-          await gate
-        }
-        return store.append(appends)
-      }
-      return new Proxy(store, {
-        get: (target, property) => {
-          if (property === 'append') return append
-          const value: unknown = Reflect.get(target, property, target)
-          return typeof value === 'function' ? value.bind(target) : value
-        },
-      })
-    }
-    engine = await openEngine(home, { openLog })
+    log = gatedLog(join(home, 'log'))
+    engine = await openEngine(home, { openLog: log.openLog })
   })
   afterEach(async () => {
     await engine.close()
@@ -63,16 +44,14 @@ describe('a read while a change waits for its append', () => {
     const from = Y.encodeStateVector(typist)
     typist.getText('source').insert(0, 'typed by a person')
     const keystroke = Y.encodeStateAsUpdate(typist, from)
-    let release!: () => void
-    gate = new Promise<void>((resolve) => (release = resolve))
+    const release = log.hold()
     const typing = engine.commands.documents.applyPeerUpdates(docId, [keystroke], { kind: 'peer', peer: 'console' })
-    while (appendsWaiting === 0) await new Promise((resolve) => setTimeout(resolve, 1))
+    while (log.waiting === 0) await new Promise((resolve) => setTimeout(resolve, 1))
     expect((await engine.documents.get(docId))!.content).toBe('typed by a person')
 
     const reading = engine.commands.files.read(tabId)
     // Long enough for a read that does not wait for the step to answer from the state as it is.
     await new Promise((resolve) => setTimeout(resolve, 50))
-    gate = undefined
     release()
     const read = await reading
     await (await typing).durable

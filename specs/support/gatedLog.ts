@@ -1,0 +1,50 @@
+import type { EventRegistry } from '../../core/events/schema.js'
+import type { EventLog } from '../../core/log/eventLog.js'
+import { EventStore } from '../../core/log/eventStore.js'
+
+/**
+ * The LevelDB log, wrapped so its appends can be held at a gate: what a shared log's append does while it waits for
+ * the writer lease (a round trip to PostgreSQL), made as long as a test needs. Pass `openLog` to the engine.
+ */
+export interface GatedLog {
+  readonly openLog: (registry: EventRegistry) => Promise<EventLog>
+  /** From now on appends wait; the returned function lets them (and later ones) through. */
+  hold(): () => void
+  /** Appends that reached the gate while it was held. */
+  readonly waiting: number
+}
+
+export function gatedLog(directory: string): GatedLog {
+  let gate: Promise<void> | undefined
+  let waiting = 0
+  return {
+    async openLog(registry) {
+      const store = await EventStore.open(directory, { registry })
+      const append: EventLog['append'] = async (appends) => {
+        if (gate) {
+          waiting++
+          await gate
+        }
+        return store.append(appends)
+      }
+      return new Proxy(store, {
+        get: (target, property) => {
+          if (property === 'append') return append
+          const value: unknown = Reflect.get(target, property, target)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+    },
+    hold() {
+      let release!: () => void
+      gate = new Promise<void>((resolve) => (release = resolve))
+      return () => {
+        gate = undefined
+        release()
+      }
+    },
+    get waiting() {
+      return waiting
+    },
+  }
+}
