@@ -262,19 +262,19 @@ export class FileCommands {
     options: { exclusive?: boolean; approval?: Approval; tool: string; unchangedSince?: string },
   ): Promise<{ revision: string; journaled: Journaled }> {
     const identified = await this.assignIdentity(tab, path, options.unchangedSince)
-    const document = await this.documents.get(tab.docId)
-    if (!document) throw new QuireError('INVALID_TAB', `tab ${tab.tabId} has no document`)
-    if (options.unchangedSince !== undefined && document.revision !== (identified ?? options.unchangedSince)) {
-      // An adoption saves a file as it was read; an edit since (another assistant's write waiting for its own save)
-      // must not be saved, nor captured, in its name.
-      throw new QuireError('STALE', `${path} changed since it was read; it is not adopted`, { current_revision: document.revision })
-    }
-    // What the file will hold, and the revision it is: an edit landing while the file is written leaves it dirty.
-    const text = document.content
-    const revision = document.revision
-    const revisionPosition = document.revisionPosition
-    // The document's own cached hash of this very text: the dirty check and the next save of it share one hashing.
-    const digest = document.contentHash
+    // What the file will hold, and the revision it is, taken in the document's step: never a change applied ahead of
+    // its append (which the log could still refuse) beside the revision before it. An edit landing while the file is
+    // written leaves it dirty.
+    const { document, text, revision, revisionPosition, digest } = await this.documentCommands.read(tab.docId, (document) => {
+      if (!document) throw new QuireError('INVALID_TAB', `tab ${tab.tabId} has no document`)
+      if (options.unchangedSince !== undefined && document.revision !== (identified ?? options.unchangedSince)) {
+        // An adoption saves a file as it was read; an edit since (another assistant's write waiting for its own save)
+        // must not be saved, nor captured, in its name.
+        throw new QuireError('STALE', `${path} changed since it was read; it is not adopted`, { current_revision: document.revision })
+      }
+      // The document's own cached hash of this very text: the dirty check and the next save of it share one hashing.
+      return { document, text: document.content, revision: document.revision, revisionPosition: document.revisionPosition, digest: document.contentHash }
+    })
     // After the text is taken (another write landing while its inputs are adopted must not become this save's), and
     // before this save takes its file's queue: adopting saves other files, and waiting on their queues while holding
     // this one could deadlock with a save of theirs adopting this file.
