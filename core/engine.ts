@@ -212,7 +212,7 @@ function wire(
   options: EngineOptions,
 ): Commands {
   const documentCommands = new DocumentCommands(store, documents, options.journalDeadlineMs, options.crossNodeTurns)
-  const comments = new CommentCommands(store, views.comments, documents, documentCommands.turns, options.journalDeadlineMs)
+  const comments = new CommentCommands(store, views.comments, documentCommands, documentCommands.turns, options.journalDeadlineMs)
   const approvals = new ApprovalCommands(store, views.approvals, now)
   const editors = new EditorGuards(presence, views.workspace)
   const review = new ReviewCommands(store, documents, documentCommands, views.settings)

@@ -6,7 +6,7 @@ import { QuireError } from '../errors.js'
 import { newId } from '../ids.js'
 import type { EventInput, EventLog } from '../log/eventLog.js'
 import type { DocumentTurns } from '../documents/turns.js'
-import type { DocumentRepository } from '../documents/documentRepository.js'
+import type { DocumentCommands } from '../documents/commands.js'
 import type { CommentsProjection, Thread } from './commentsState.js'
 import { validateAddresses } from './addresses.js'
 import { anchoredQuote, createAnchor } from './anchors.js'
@@ -45,7 +45,8 @@ export class CommentCommands {
   constructor(
     private readonly store: EventLog,
     private readonly view: CommentsProjection,
-    private readonly documents: DocumentRepository,
+    /** The documents' owner: a thread's anchor and quote are read in the document's step, from text the log holds. */
+    private readonly documents: Pick<DocumentCommands, 'read'>,
     private readonly turns: DocumentTurns,
     private readonly journalDeadlineMs = 2_000,
   ) {}
@@ -57,28 +58,31 @@ export class CommentCommands {
 
   /** One page of `comments.list` (COM.LIST.*). */
   async list(docId: string, cursor?: string): Promise<CommentsPage> {
-    const document = await this.documents.get(docId)
-    const content = document?.content ?? ''
-    return listPage(docId, this.view.of(docId), (thread) => anchoredQuote(thread, document?.text, content), cursor)
+    return this.documents.read(docId, (document) => {
+      const content = document?.content ?? ''
+      return listPage(docId, this.view.of(docId), (thread) => anchoredQuote(thread, document?.text, content), cursor)
+    })
   }
 
   /** Every live thread of the document, whole (the person's side: CLI and console). */
   async threads(docId: string): Promise<ThreadView[]> {
-    const document = await this.documents.get(docId)
-    const content = document?.content ?? ''
-    return [...this.view.of(docId).threads.values()]
-      .filter((thread) => !thread.deleted)
-      .map((thread) => ({ head: threadHead(thread, anchoredQuote(thread, document?.text, content)), replies: thread.replies.map(replyView) }))
+    return this.documents.read(docId, (document) => {
+      const content = document?.content ?? ''
+      return [...this.view.of(docId).threads.values()]
+        .filter((thread) => !thread.deleted)
+        .map((thread) => ({ head: threadHead(thread, anchoredQuote(thread, document?.text, content)), replies: thread.replies.map(replyView) }))
+    })
   }
 
   /** The person opens a thread on `[from, to)` of the document's text (character offsets). */
   async create(docId: string, anchor: { readonly from: number; readonly to: number }, body: string, actor: Actor): Promise<{ comment: string; commentGen: string }> {
     checkBody(body)
-    const document = await this.documents.get(docId)
-    if (!document) throw new QuireError('NOT_FOUND', `no document ${docId}`)
     return this.turns.run(docId, async () => {
       this.checkPending(docId)
-      const { start, end, quote, quoteTruncated } = createAnchor(document.text, anchor.from, anchor.to)
+      // Anchored in the document's step: never to a keystroke applied ahead of its append, which the log may yet lose.
+      const anchored = await this.documents.read(docId, (document) => document && createAnchor(document.text, anchor.from, anchor.to))
+      if (!anchored) throw new QuireError('NOT_FOUND', `no document ${docId}`)
+      const { start, end, quote, quoteTruncated } = anchored
       const commentId = newId('c')
       await this.record(docId, { type: 'comment.created', actor, data: { commentId, anchor: { start, end }, quote, quoteTruncated, body } })
       return { comment: commentId, commentGen: this.view.of(docId).threads.get(commentId)!.gen }

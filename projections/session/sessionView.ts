@@ -1,7 +1,6 @@
 import { titleOfPath } from '../../core/documents/kind.js'
-import type { DocumentMeta } from '../../core/documents/documentState.js'
+import type { DocumentMeta, DocumentState } from '../../core/documents/documentState.js'
 import type { DocumentKind } from '../../core/documents/events.js'
-import type { DocumentRepository } from '../../core/documents/documentRepository.js'
 import type { Settings } from '../../core/settings/events.js'
 import type { FoldedStream } from '../../core/streams/foldedStream.js'
 import { isVisible } from '../../core/workspace/tabs.js'
@@ -29,10 +28,13 @@ export interface WindowView {
   readonly tabs: readonly TabView[]
 }
 
-/** What the session view reads: the workspace and settings write models and the documents (for dirty, revision, kind). */
+/**
+ * What the session view reads: the workspace and settings write models, and each document (for dirty, revision,
+ * kind) as its owner reads it in the document's step, so a tab's dirty flag and revision are of one state.
+ */
 export interface SessionSources {
   readonly views: { readonly workspace: FoldedStream<WorkspaceState>; readonly settings: FoldedStream<Settings> }
-  readonly documents: DocumentRepository
+  readonly commands: { readonly documents: { read<T>(docId: string, look: (state: DocumentState | undefined) => T): Promise<T> } }
 }
 
 /**
@@ -48,7 +50,7 @@ export async function sessionView(sources: SessionSources): Promise<{ readonly r
     for (const tabId of window.tabIds) {
       const tab = workspace.tabs.get(tabId)
       if (!tab) continue
-      const document = await sources.documents.get(tab.docId)
+      const document = await sources.commands.documents.read(tab.docId, (state) => state && { meta: state.meta, dirty: state.dirty, revision: state.revision })
       tabs.push({
         tabId: tab.tabId,
         docId: tab.docId,

@@ -10,6 +10,7 @@ import { USER } from '../../core/events/actor.js'
 import { dataOf } from '../../core/events/schema.js'
 import { openWorkspaceAsPerson, type Caller } from '../../core/workspace/commands.js'
 import { gatedLog, type GatedLog } from '../support/gatedLog.js'
+import { sessionView } from '../../projections/session/sessionView.js'
 
 const PERSON: Caller = { actor: USER, connection: 'person', principal: null }
 
@@ -41,19 +42,26 @@ describe('while a keystroke waits for its append', () => {
     await rm(base, { recursive: true, force: true })
   })
 
-  /** A person's keystroke, applied to the document at once; its append waits at the gate until `release`. */
-  async function heldKeystroke(docId: string): Promise<{ release: () => void; typed: Promise<void> }> {
+  /**
+   * A person's keystroke (by default "typed " at the start), applied to the document at once; its append waits at
+   * the gate until `release`.
+   */
+  async function heldKeystroke(
+    docId: string,
+    edit: (text: Y.Text) => void = (text) => text.insert(0, 'typed '),
+  ): Promise<{ release: (failing?: (stream: string) => boolean) => void; typed: Promise<void> }> {
     const { engine } = quire.services
     const typist = new Y.Doc()
     Y.applyUpdate(typist, Y.encodeStateAsUpdate((await engine.documents.get(docId))!.ydoc))
     const from = Y.encodeStateVector(typist)
-    typist.getText('source').insert(0, 'typed ')
+    edit(typist.getText('source'))
     const keystroke = Y.encodeStateAsUpdate(typist, from)
+    const typedText = typist.getText('source').toString()
     typist.destroy()
     const release = log.hold()
     const typed = engine.commands.documents.applyPeerUpdates(docId, [keystroke], { kind: 'peer', peer: 'console' }).then((outcome) => outcome.durable)
     while (log.waiting === 0) await new Promise((resolve) => setTimeout(resolve, 1))
-    expect((await engine.documents.get(docId))!.content).toBe('typed first\n')
+    expect((await engine.documents.get(docId))!.content).toBe(typedText)
     return { release, typed }
   }
 
@@ -95,5 +103,46 @@ describe('while a keystroke waits for its append', () => {
     let recorded: string | null | undefined
     for await (const event of services.engine.store.readStream(`doc:${docId}`)) if (event.type === DocumentSaved.type) recorded = dataOf(event, DocumentSaved).revision
     expect(recorded).toBe(saved.revision)
+  })
+
+  it('SES.GET_STATE.5 session.get_state shows a tab dirty or clean as of the revision it shows', async () => {
+    const { services } = quire
+    const { tabId } = await services.files.open(file, undefined, PERSON)
+    const docId = services.engine.views.workspace.state.tabs.get(tabId)!.docId
+    const tabOf = async () => (await sessionView(services.engine)).windows.flatMap((window) => window.tabs).find((tab) => tab.tabId === tabId)!
+    await services.engine.commands.documents.write({ docId, content: 'first\nsecond\n', actor: USER })
+    const edited = await tabOf()
+    expect(edited.dirty).toBe(true)
+
+    // The person deletes the line again: the text is what the file holds once more.
+    const { release, typed } = await heldKeystroke(docId, (text) => text.delete('first\n'.length, 'second\n'.length))
+    const viewing = tabOf()
+    await settle()
+    release()
+    const seen = await viewing
+    await typed
+
+    // Dirty at the edit's revision, or clean at the keystroke's; clean at the edit's revision is neither.
+    expect(seen.dirty, JSON.stringify(seen)).toBe(seen.revision === edited.revision)
+  })
+
+  it('COM.LIST.3 a comment made while a keystroke waits is anchored to text the log holds: when that append fails, the comment still quotes the document', async () => {
+    const { services } = quire
+    const { tabId } = await services.files.open(file, undefined, PERSON)
+    const docId = services.engine.views.workspace.state.tabs.get(tabId)!.docId
+
+    const { release, typed } = await heldKeystroke(docId)
+    const failed = typed.then(() => undefined, (error: unknown) => error)
+    const commenting = services.engine.commands.comments.create(docId, { from: 0, to: 5 }, 'a note', USER)
+    await settle()
+    release((stream) => stream === `doc:${docId}`)
+    const { comment } = await commenting
+    expect(await failed).toMatchObject({ code: 'JOURNAL_UNAVAILABLE' })
+
+    // The keystroke never reached the log, so the document is "first" again; the comment was made on that text.
+    expect((await services.engine.documents.get(docId))!.content).toBe('first\n')
+    const [thread] = (await services.engine.commands.comments.list(docId)).threads
+    expect(thread, JSON.stringify(thread)).toMatchObject({ comment, quote: 'first' })
+    expect(thread).not.toHaveProperty('anchorLost')
   })
 })
