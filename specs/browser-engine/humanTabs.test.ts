@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, describe, expect, test } from 'vitest'
-import { useEngine, refusal } from './support/engineRig.js'
+import { describe, expect, test } from 'vitest'
+import { useEngineWithProfile, refusal } from './support/engineRig.js'
 
-const profileDir = mkdtempSync(join(tmpdir(), 'quire-profile-'))
-const rig = useEngine(() => ({ profileDir }))
-afterAll(() => rmSync(profileDir, { recursive: true, force: true }))
+const rig = useEngineWithProfile()
 
 describe('human tabs: the person\'s own, opened from the console', () => {
   test('open, navigate and close; listed for the person with no principal', async () => {

@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { BrowserError } from '../../adapters/browser/errors.js'
 import type { ScreencastFrame } from '../../adapters/browser/personSide.js'
-import { useEngine } from './support/engineRig.js'
+import { useEngineWithProfile } from './support/engineRig.js'
 
-const profileDir = mkdtempSync(join(tmpdir(), 'quire-profile-'))
-const rig = useEngine(() => ({ profileDir }))
-afterAll(() => rmSync(profileDir, { recursive: true, force: true }))
+const rig = useEngineWithProfile()
 
 /** Polls the person's tab list until the tab's title is `title` (a page reacts to input asynchronously). */
 async function titleBecomes(tabId: string, title: string): Promise<void> {

@@ -1,14 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, test } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { describe, expect, test } from 'vitest'
 import { BrowserEngine } from '../../adapters/browser/engine.js'
 import { BrowserError } from '../../adapters/browser/errors.js'
-import { chromiumChildren, eventually, useEngine } from './support/engineRig.js'
+import { chromiumChildren, eventually, useEngineWithProfile } from './support/engineRig.js'
 
-const profileDir = mkdtempSync(join(tmpdir(), 'quire-profile-'))
-const rig = useEngine(() => ({ profileDir }))
-afterAll(() => rmSync(profileDir, { recursive: true, force: true }))
+const rig = useEngineWithProfile()
+const { profileDir } = rig
 
 /** The cookie the fixture site's /cookie/show saw, as the page's heading says it ("cookie: none" without one). */
 async function cookieSeen(engine: BrowserEngine, principal: string, tabId: string): Promise<string> {

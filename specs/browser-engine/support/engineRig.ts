@@ -1,5 +1,8 @@
 import { BrowserError } from '../../../adapters/browser/errors.js'
-import { readdir, readFile } from 'node:fs/promises'
+import { mkdtempSync } from 'node:fs'
+import { readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import { BrowserEngine, type EngineEvent, type EngineOptions } from '../../../adapters/browser/engine.js'
 import { serveFixtureSite, type FixtureSite } from './fixtureSite.js'
@@ -24,6 +27,17 @@ export function useEngine(options: (site: FixtureSite) => EngineOptions = () => 
     await rig.site?.close()
   })
   return rig
+}
+
+/**
+ * An engine whose person's profile is a fresh directory, removed once the engine has stopped. A file's own afterAll
+ * runs before the rig's (vitest runs after-hooks in reverse), so removing it there raced a Chromium still writing to
+ * it (ENOTEMPTY).
+ */
+export function useEngineWithProfile(): EngineRig & { readonly profileDir: string } {
+  const profileDir = mkdtempSync(join(tmpdir(), 'quire-profile-'))
+  afterAll(() => rm(profileDir, { recursive: true, force: true }))
+  return Object.assign(useEngine(() => ({ profileDir })), { profileDir })
 }
 
 /** Resolves when the engine emits an event matching `predicate`, or at once if it already has. */
