@@ -1,19 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { readdir, readFile, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import type { BrowserEngine } from '../../adapters/browser/engine.js'
-import { chromiumChildren, eventually, refusal, useEngine } from './support/engineRig.js'
+import { chromiumChildren, eventually, refusal, useEngineWithProfile } from './support/engineRig.js'
 
 /**
  * The engine's named profiles (namedProfiles.ts): a persistent Chromium context per name beside the Sandbox browser,
  * what the person's console lists of them (names and origins, never a credential), and deleting one with its logins.
  */
-const profilesDir = mkdtempSync(join(tmpdir(), 'quire-profiles-'))
-const rig = useEngine(() => ({ profilesDir }))
-afterAll(() => rmSync(profilesDir, { recursive: true, force: true }))
+const rig = useEngineWithProfile('profilesDir')
+const { directory: profilesDir } = rig
 
 async function cookieSeen(engine: BrowserEngine, principal: string, tabId: string): Promise<string> {
   const { elements } = await engine.query(principal, tabId, 'h1')

@@ -5,7 +5,7 @@ import { BrowserError } from '../../adapters/browser/errors.js'
 import { chromiumChildren, eventually, useEngineWithProfile } from './support/engineRig.js'
 
 const rig = useEngineWithProfile()
-const { profileDir } = rig
+const { directory: profileDir } = rig
 
 /** The cookie the fixture site's /cookie/show saw, as the page's heading says it ("cookie: none" without one). */
 async function cookieSeen(engine: BrowserEngine, principal: string, tabId: string): Promise<string> {

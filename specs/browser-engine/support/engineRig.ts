@@ -30,14 +30,14 @@ export function useEngine(options: (site: FixtureSite) => EngineOptions = () => 
 }
 
 /**
- * An engine whose person's profile is a fresh directory, removed once the engine has stopped. A file's own afterAll
- * runs before the rig's (vitest runs after-hooks in reverse), so removing it there raced a Chromium still writing to
- * it (ENOTEMPTY).
+ * An engine whose profile directory (the person's, `profileDir`, or the named profiles', `profilesDir`) is a fresh
+ * one, removed once the engine has stopped. A file's own afterAll runs before the rig's (vitest runs after-hooks in
+ * reverse), so removing it there raced a Chromium still writing to it (ENOTEMPTY).
  */
-export function useEngineWithProfile(): EngineRig & { readonly profileDir: string } {
-  const profileDir = mkdtempSync(join(tmpdir(), 'quire-profile-'))
-  afterAll(() => rm(profileDir, { recursive: true, force: true }))
-  return Object.assign(useEngine(() => ({ profileDir })), { profileDir })
+export function useEngineWithProfile(option: 'profileDir' | 'profilesDir' = 'profileDir'): EngineRig & { readonly directory: string } {
+  const directory = mkdtempSync(join(tmpdir(), `quire-${option === 'profileDir' ? 'profile' : 'profiles'}-`))
+  afterAll(() => rm(directory, { recursive: true, force: true }))
+  return Object.assign(useEngine(() => ({ [option]: directory })), { directory })
 }
 
 /** Resolves when the engine emits an event matching `predicate`, or at once if it already has. */
