@@ -1,5 +1,6 @@
 import { titleOfPath } from '../../core/documents/kind.js'
-import type { DocumentMeta, DocumentState } from '../../core/documents/documentState.js'
+import type { DocumentCommands } from '../../core/documents/commands.js'
+import type { DocumentMeta } from '../../core/documents/documentState.js'
 import type { DocumentKind } from '../../core/documents/events.js'
 import type { Settings } from '../../core/settings/events.js'
 import type { FoldedStream } from '../../core/streams/foldedStream.js'
@@ -34,7 +35,7 @@ export interface WindowView {
  */
 export interface SessionSources {
   readonly views: { readonly workspace: FoldedStream<WorkspaceState>; readonly settings: FoldedStream<Settings> }
-  readonly commands: { readonly documents: { read<T>(docId: string, look: (state: DocumentState | undefined) => T): Promise<T> } }
+  readonly commands: { readonly documents: Pick<DocumentCommands, 'read'> }
 }
 
 /**
