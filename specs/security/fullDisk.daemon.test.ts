@@ -106,6 +106,49 @@ describe('a daemon whose data directory fills up', () => {
     }
   })
 
+  it('DOC.WRITE.BASE a tab whose writes failed on the full disk takes writes again once space is back, never INTERNAL, each replaying to exactly what it sent', async () => {
+    const home = join(mountPoint, 'home-3')
+    const filler = join(mountPoint, 'filler-3')
+    await mkdir(home)
+    const large = (name: string) => `${name}\n` + 'x'.repeat(200_000) + `\n${name} end\n`
+    await writeFile(join(w, 'c.md'), large('start'))
+    const daemon = await launchDaemon({ home, workspaces: [w] })
+    const session = await daemon.connect()
+    let stopped = false
+    try {
+      const tabId = ok(await session.call('workspace', { action: 'open', filePath: join(w, 'c.md') })).tabId as string
+      ok(await session.call('document', { action: 'read', tabId }))
+      const acks: { revision: string; text: string }[] = []
+      const write = async (text: string): Promise<string> => {
+        const result = await session.call('document', { action: 'write', tabId, content: text, save: false })
+        if (!result.isError) {
+          acks.push({ revision: (JSON.parse(result.text) as { revision: string }).revision, text })
+          return 'ok'
+        }
+        return (JSON.parse(result.text) as { error: string }).error
+      }
+      expect(await write(large('one'))).toBe('ok')
+      await fill(filler)
+      // Every refusal while the disk is full is a clear one (a write may still fit in the slack the log holds).
+      for (let n = 0; n < 6; n += 1) expect(['ok', 'JOURNAL_UNAVAILABLE', 'JOURNAL_BUSY', 'JOURNAL_DEGRADED']).toContain(await write(large(`full ${n}`)))
+      await rm(filler)
+      expect(await until(() => write(large('back')), ['ok'], ['JOURNAL_UNAVAILABLE', 'JOURNAL_BUSY', 'JOURNAL_DEGRADED'])).toBe('ok')
+      for (let n = 0; n < 5; n += 1) expect(await write(large(`after ${n}`))).toBe('ok')
+
+      await session.close()
+      await exitWithin(daemon, 10_000)
+      stopped = true
+      for (const ack of acks) {
+        const replayed = await runCli(['replay', '--doc', join(w, 'c.md'), '--at', ack.revision], { home, timeoutMs: 60_000 })
+        expect(replayed.stdout.slice(0, 40), `replay --at ${ack.revision}`).toBe(ack.text.slice(0, 40))
+        expect(replayed.stdout === ack.text, `replay --at ${ack.revision}`).toBe(true)
+      }
+    } finally {
+      await rm(filler, { force: true })
+      if (!stopped) await daemon.stop()
+    }
+  })
+
   it('stops within seconds of SIGTERM while the disk is full and a write is being retried, and opens cleanly after', async () => {
     const home = join(mountPoint, 'home-2')
     const filler = join(mountPoint, 'filler-2')

@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { openQuire, type Quire, type QuireOptions } from '../../adapters/host/quire.js'
+import { replayDocument } from '../../core/audit/replay.js'
+import { USER } from '../../core/events/actor.js'
+import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
+import { connectInProcess } from '../support/mcpHarness.js'
+import { usePostgresDatabase } from '../support/postgresServer.js'
+import { useTempHomes } from '../support/tempHome.js'
+import { eventually } from './support.js'
+
+/**
+ * DOC.WRITE.BASE across nodes: a `document.write` without `expected_revision` is an edit from the text its tab's
+ * principal last read or wrote, and that base is a fact of the log (DESIGN §4), so one assistant served by two nodes
+ * behind a load balancer writes exactly what it sends, and a person's typing since its base survives, whichever node
+ * took each call. Every acknowledged write replays, on every node, to the text it answered.
+ */
+const database = usePostgresDatabase()
+const newHome = useTempHomes()
+
+const opened: Quire[] = []
+const clients: Client[] = []
+const folders: string[] = []
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((client) => client.close()))
+  await Promise.allSettled(opened.splice(0).map((node) => node.close()))
+  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })))
+})
+
+async function cluster(...options: QuireOptions[]): Promise<Quire[]> {
+  const store = `${database()}${database().includes('?') ? '&' : '?'}schema=base_${randomBytes(6).toString('hex')}`
+  const nodes: Quire[] = []
+  for (const each of options) {
+    const node = await openQuire(await newHome(), { ...each, store, watchDisk: false })
+    opened.push(node)
+    nodes.push(node)
+  }
+  return nodes
+}
+
+interface Assistant {
+  call(tool: string, args: Record<string, unknown>): Promise<{ isError: boolean; structured: Record<string, unknown> | undefined; text: string }>
+}
+
+/** The same assistant (principal `claude`) connected to `node`: what a load balancer gives it. */
+async function claudeOn(node: Quire, connection: string): Promise<Assistant> {
+  const { client } = await connectInProcess(node.services, connection, 'claude')
+  clients.push(client)
+  return {
+    async call(tool, args) {
+      const raw = (await client.callTool({ name: tool, arguments: args })) as { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { text?: string }[] }
+      return { isError: raw.isError === true, structured: raw.structuredContent, text: raw.content?.[0]?.text ?? '' }
+    },
+  }
+}
+
+/** A file opened by the assistant on the first node, its tab known to every node. */
+async function openedFile(nodes: readonly Quire[], text: string): Promise<{ tabId: string; docId: string; on: Assistant[] }> {
+  const folder = await mkdtemp(join(tmpdir(), 'quire-base-nodes-'))
+  folders.push(folder)
+  const file = join(folder, 'notes.md')
+  await writeFile(file, text)
+  const { engine } = nodes[0]!.services
+  await openWorkspaceAsPerson(engine.store, engine.views.workspace, folder, USER)
+  const on = await Promise.all(nodes.map((node, index) => claudeOn(node, `conn-${index}`)))
+  const opened = await on[0]!.call('workspace', { action: 'open', filePath: file })
+  expect(opened.isError, opened.text).toBe(false)
+  const tabId = opened.structured!.tabId as string
+  for (const node of nodes) await eventually(() => node.services.engine.views.workspace.state.tabs.has(tabId))
+  return { tabId, docId: engine.views.workspace.state.tabs.get(tabId)!.docId, on }
+}
+
+async function write(assistant: Assistant, tabId: string, content: string): Promise<string> {
+  const result = await assistant.call('document', { action: 'write', tabId, content, save: false })
+  expect(result.isError, result.text).toBe(false)
+  expect(result.structured).toMatchObject({ applied: true, durable: true })
+  return result.structured!.revision as string
+}
+
+async function read(assistant: Assistant, tabId: string): Promise<{ content: string; revision: string }> {
+  const result = await assistant.call('document', { action: 'read', tabId })
+  expect(result.isError, result.text).toBe(false)
+  return result.structured as { content: string; revision: string }
+}
+
+/** The person types on `node` (a peer's Yjs update, as the console sends it), and the keystroke is in the log. */
+async function personTypes(node: Quire, docId: string, edit: (text: Y.Text) => void): Promise<void> {
+  const state = (await node.services.engine.documents.get(docId))!
+  const typist = new Y.Doc()
+  Y.applyUpdate(typist, Y.encodeStateAsUpdate(state.ydoc))
+  const before = Y.encodeStateVector(typist)
+  edit(typist.getText('source'))
+  const update = Y.encodeStateAsUpdate(typist, before)
+  typist.destroy()
+  const outcome = await node.services.engine.commands.documents.applyPeerUpdates(docId, [update], { kind: 'peer', peer: 'console' })
+  await outcome.durable
+}
+
+/** Every node replays `revision` to exactly `text`. */
+async function replaysOnEveryNode(nodes: readonly Quire[], docId: string, revision: string, text: string): Promise<void> {
+  for (const node of nodes) expect(await replayDocument(node.services.engine, docId, revision)).toBe(text)
+}
+
+describe('DOC.WRITE.BASE one assistant served by two nodes', () => {
+  it('DOC.WRITE.BASE alpha through A, beta through B, gamma through A: each write replays on every node to exactly the text it sent', async () => {
+    const nodes = await cluster({}, {})
+    const [a, b] = nodes as [Quire, Quire]
+    const { tabId, docId, on } = await openedFile(nodes, 'start\n')
+    const [onA, onB] = on as [Assistant, Assistant]
+    const alpha = await write(onA, tabId, 'alpha\n')
+    const beta = await write(onB, tabId, 'beta written via node B\n')
+    const gamma = await write(onA, tabId, 'gamma\n')
+    await eventually(async () => (await b.services.engine.documents.get(docId))?.revision === gamma)
+    await replaysOnEveryNode(nodes, docId, alpha, 'alpha\n')
+    await replaysOnEveryNode(nodes, docId, beta, 'beta written via node B\n')
+    await replaysOnEveryNode(nodes, docId, gamma, 'gamma\n')
+    expect(a.services.engine.documents.peek(docId)!.content).toBe('gamma\n')
+  })
+
+  it('DOC.WRITE.BASE a read through A is the base of a write through B: what the person typed after the read survives, what the assistant removed stays removed', async () => {
+    const nodes = await cluster({}, {})
+    const [a, b] = nodes as [Quire, Quire]
+    const { tabId, docId, on } = await openedFile(nodes, 'intro\nold line\n')
+    const [onA, onB] = on as [Assistant, Assistant]
+    const seen = await read(onA, tabId)
+    expect(seen.content).toBe('intro\nold line\n')
+    // After the read, the person adds a line on node A; the assistant, not knowing it, rewrites the old line via B.
+    await personTypes(a, docId, (text) => text.insert(text.length, 'the person\'s line\n'))
+    await eventually(async () => (await b.services.engine.documents.get(docId))?.content.includes('the person') === true)
+    const written = await write(onB, tabId, 'intro\nnew line\n')
+    await replaysOnEveryNode(nodes, docId, written, 'intro\nnew line\nthe person\'s line\n')
+  })
+
+  it('DOC.WRITE.BASE a write through A is the base of the next write through B, with the person typing between them on B', async () => {
+    const nodes = await cluster({}, {})
+    const [, b] = nodes as [Quire, Quire]
+    const { tabId, docId, on } = await openedFile(nodes, 'one\n')
+    const [onA, onB] = on as [Assistant, Assistant]
+    await read(onA, tabId)
+    const first = await write(onA, tabId, 'one\ntwo\n')
+    await eventually(async () => (await b.services.engine.documents.get(docId))?.revision === first)
+    await personTypes(b, docId, (text) => text.insert(0, 'Title\n'))
+    // The assistant knows only what it wrote: it adds a third line to that.
+    const second = await write(onB, tabId, 'one\ntwo\nthree\n')
+    await replaysOnEveryNode(nodes, docId, second, 'Title\none\ntwo\nthree\n')
+  })
+
+  it('DOC.WRITE.BASE a write whose change the log refused on A (its journal entry landed, the change rolled back) moves no base: the next writes through B and A apply exactly and replay to what they answered', async () => {
+    // Write transactions pass while `passing` lasts; once it is used up, each one fails (a database that refuses).
+    let passing = Infinity
+    const intercept = async (write: () => Promise<void>) => {
+      if (passing <= 0) throw new Error('the database refused the write (injected)')
+      passing -= 1
+      return write()
+    }
+    const nodes = await cluster({ interceptWrite: intercept, journalDeadlineMs: 2_000, writeRetryWindowMs: 100 }, {})
+    const [a] = nodes as [Quire, Quire]
+    const { tabId, docId, on } = await openedFile(nodes, 'kept\n')
+    const [onA, onB] = on as [Assistant, Assistant]
+    await read(onA, tabId)
+    // The journal entry goes through; the change after it is refused and rolled back.
+    passing = 1
+    const refused = await onA.call('document', { action: 'write', tabId, content: 'lost\n', save: false })
+    passing = Infinity
+    expect(refused.isError, refused.text).toBe(true)
+    expect(refused.text).toContain('JOURNAL_UNAVAILABLE')
+    await personTypes(a, docId, (text) => text.insert(0, '# heading\n'))
+    // The assistant's base is still its read ("kept"): its write keeps the heading the person typed since.
+    const next = await write(onB, tabId, 'kept\nmore\n')
+    await replaysOnEveryNode(nodes, docId, next, '# heading\nkept\nmore\n')
+    const last = await write(onA, tabId, 'kept\nmore\nlast\n')
+    await replaysOnEveryNode(nodes, docId, last, '# heading\nkept\nmore\nlast\n')
+  })
+})
