@@ -30,7 +30,8 @@ commands:
                           the person's side of every approval an assistant asked for
   settings [list | set KEY VALUE]
                           the person's settings, e.g. cjkFormatting.quoteStyle corner for the cjk-format transform
-  history PATH_OR_ID      every save (assistants' marked (mcp)) and open of a document, with revisions
+  history PATH_OR_ID      every save (assistants' marked (mcp)) and open of a document, with revisions; a path
+                          the document left (saved elsewhere, its file renamed) finds it too
   review mark PATH_OR_ID  the console's "Mark all reviewed": every AI change up to the document's current revision
                           is reviewed, which empties its review backlog
   divergence keep|reload PATH_OR_ID

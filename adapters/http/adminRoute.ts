@@ -8,7 +8,7 @@ import { documentHistory } from '../../projections/history/history.js'
 import { auditEvents, type AuditEvent } from '../../projections/audit/auditEvent.js'
 import { replayDocument } from '../../core/audit/replay.js'
 import { verify } from '../../core/audit/verify.js'
-import { resolveDocument } from '../../core/audit/resolve.js'
+import { findDocument, resolveDocument } from '../../core/audit/resolve.js'
 import { settingEntries } from '../../core/settings/events.js'
 import { adminCommentRoutes } from './adminComments.js'
 import { adminCoherenceRoutes } from './adminCoherence.js'
@@ -76,8 +76,8 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
     return c.json({ workspaceInstanceId: await openWorkspaceAsPerson(engine.store, engine.views.workspace, body.data.path, USER) })
   })
   app.get('/history', async (c) => {
-    const docId = await resolveDocument(services.engine, c.req.query('doc') ?? '', c.req.query('cwd') || undefined)
-    return c.json({ docId, entries: await documentHistory(services.engine, docId) })
+    const found = await findDocument(services.engine, c.req.query('doc') ?? '', c.req.query('cwd') || undefined)
+    return c.json({ ...found, entries: await documentHistory(services.engine, found.docId) })
   })
   app.post('/divergence', async (c) => {
     const body = z.object({ doc: z.string().min(1), choice: z.enum(['keep', 'reload']), cwd: z.string().optional() }).safeParse(await c.req.json().catch(() => null))

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util'
-import type { HistoryEntry } from '../../../projections/history/history.js'
 import { resolveDocument } from '../../../core/audit/resolve.js'
 import { USER } from '../../../core/events/actor.js'
 import { parseSettingValue, settingEntries, type SettingValue } from '../../../core/settings/events.js'
@@ -9,7 +8,7 @@ import { withOwner } from '../owner.js'
 import { UsageError } from '../usage.js'
 import { parseApprovalScope } from '../../../core/approvals/events.js'
 
-// The person's commands: agent tokens, approvals, document history. Each goes to the process that owns the data
+// The person's commands: agent tokens, approvals, divergences, settings. Each goes to the process that owns the data
 // directory when one is running, and otherwise opens the directory itself (withOwner), so they work either way.
 
 /**
@@ -86,28 +85,6 @@ function formatApproval(approval: ApprovalView): string {
   // A pending request lists the scopes the person may give; a decided one the scope it was given.
   const scopes = approval.status === 'pending' ? (approval.scopes.length > 1 ? `  [--scope ${approval.scopes.join('|')}]` : '') : approval.decision === 'approved' && approval.scope !== 'once' ? `  (${approval.scope})` : ''
   return `${approval.approvalId}  ${approval.status.padEnd(8)}  ${approval.kind} ${approval.subject}  for ${who} on ${approval.connection}${expires}${scopes}`
-}
-
-/** `quire history PATH_OR_ID`: every save and open of a document; assistants' saves are marked `(mcp)`. */
-export async function historyCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} })
-  if (positionals.length !== 1) throw new UsageError('history needs one document (PATH or ID)')
-  const target = positionals[0]!
-  const { docId, entries } = await withOwner(
-    home,
-    (owner) => owner.request<{ docId: string; entries: HistoryEntry[] }>('GET', `/admin/history?doc=${encodeURIComponent(target)}&cwd=${encodeURIComponent(process.cwd())}`),
-    async (services) => {
-      const docId = await resolveDocument(services.engine, target)
-      const { documentHistory } = await import('../../../projections/history/history.js')
-      return { docId, entries: await documentHistory(services.engine, docId) }
-    },
-  )
-  out(`history of ${docId}`)
-  for (const entry of entries) {
-    const label = entry.mcp ? '(mcp)' : ''
-    out(`${String(entry.position).padStart(8)}  ${new Date(entry.at).toISOString()}  ${entry.reason.padEnd(6)} ${label.padEnd(5)}  ${entry.revision.padEnd(10)}  ${String(entry.length).padStart(8)} chars  ${entry.actor}  ${entry.path}`)
-  }
-  return 0
 }
 
 /** `quire divergence keep|reload DOC`: the person's decision when a file changed on disk under unsaved changes. */
