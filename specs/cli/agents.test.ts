@@ -22,12 +22,35 @@ interface Listed {
   readonly state: string
 }
 
+/** The agents of `quire agent list`, one line each; their open MCP sessions follow on indented lines, not parsed here. */
 function parseList(text: string): Listed[] {
-  return lines(text).map((line) => {
-    const match = /^(\S+)\s+added (\S+)\s+(live|revoked)$/.exec(line)
+  return lines(text).filter((line) => !line.startsWith(' ')).map((line) => {
+    const match = /^(\S+)\s+added (\S+)\s+(live|revoked)(?:\s+\d+ open MCP sessions?)?$/.exec(line)
     expect(match, line).not.toBeNull()
     return { name: match![1]!, addedAt: match![2]!, state: match![3]! }
   })
+}
+
+interface ListedSession {
+  readonly agent: string
+  readonly session: string
+  readonly client: string
+}
+
+/** The open MCP sessions `quire agent list` shows under each agent: `  mcp-… opened … last request … CLIENT`. */
+function parseSessions(text: string): ListedSession[] {
+  const sessions: ListedSession[] = []
+  let agent = ''
+  for (const line of lines(text)) {
+    if (!line.startsWith(' ')) {
+      agent = line.split(/\s+/)[0]!
+      continue
+    }
+    const match = /^ {2}(mcp-[0-9a-f]{8})\s+opened (\S+)\s+last request (\S+)\s+(.+)$/.exec(line)
+    expect(match, line).not.toBeNull()
+    sessions.push({ agent, session: match![1]!, client: match![4]! })
+  }
+  return sessions
 }
 
 describe('quire agent list and revoke, no daemon running', () => {
@@ -56,10 +79,10 @@ describe('quire agent list and revoke, no daemon running', () => {
       const refused = await runCli(['agent', 'revoke', name], { home })
       expect({ code: refused.code, stdout: refused.stdout, stderr: refused.stderr }).toEqual({ code: 1, stdout: '', stderr: `quire: no agent named ${name}\n` })
     }
-    for (const args of [['agent', 'revoke'], ['agent', 'list', 'extra'], ['agent', 'remove', 'claude']]) {
+    for (const args of [['agent', 'revoke'], ['agent', 'list', 'extra'], ['agent', 'remove', 'claude'], ['agent', 'end-session']]) {
       const usage = await runCli(args, { home })
       expect(usage.code).toBe(2)
-      expect(usage.stderr).toContain('agent add NAME | list | revoke NAME')
+      expect(usage.stderr).toContain('agent add NAME | list | revoke NAME | end-session NAME [SESSION]')
     }
   })
 })
@@ -92,5 +115,65 @@ describe('quire agent list and revoke through the running daemon', () => {
     } finally {
       await daemon.stop()
     }
+  })
+})
+
+describe('quire agent list and end-session: the live MCP sessions of each agent (issue 24, item 4)', () => {
+  it('list shows each agent\'s open sessions; end-session ends one by its id, or every one of the agent\'s', async () => {
+    const home = await newHome()
+    const daemon = await launchDaemon({ home })
+    const opened: Awaited<ReturnType<typeof daemon.connect>>[] = []
+    try {
+      const claude = ok(await runCli(['agent', 'add', 'claude'], { home })).trim()
+      const codex = ok(await runCli(['agent', 'add', 'codex'], { home })).trim()
+      for (const token of [claude, claude, codex]) {
+        const session = await daemon.connect(token)
+        opened.push(session)
+        expect((await session.client.listTools()).tools.length).toBeGreaterThan(0)
+      }
+      const listed = ok(await runCli(['agent', 'list'], { home }))
+      expect(lines(listed).filter((line) => !line.startsWith(' ')).map((line) => line.split(/\s+added \S+\s+/))).toEqual([
+        ['claude', 'live  2 open MCP sessions'],
+        ['codex', 'live  1 open MCP session'],
+      ])
+      const sessions = parseSessions(listed)
+      expect(sessions.map(({ agent, client }) => [agent, client])).toEqual([
+        ['claude', 'quire-conformance 1.0.0'],
+        ['claude', 'quire-conformance 1.0.0'],
+        ['codex', 'quire-conformance 1.0.0'],
+      ])
+
+      // One session of claude's, by the id the list shows: that client is cut off, the others go on.
+      const [first, second] = sessions
+      expect(ok(await runCli(['agent', 'end-session', 'claude', first!.session], { home }))).toBe(`claude: ended ${first!.session}\n`)
+      await expect(opened[0]!.client.listTools()).rejects.toThrow()
+      expect((await opened[1]!.client.listTools()).tools.length).toBeGreaterThan(0)
+      expect(parseSessions(ok(await runCli(['agent', 'list'], { home }))).map(({ session }) => session)).toEqual([second!.session, sessions[2]!.session])
+
+      // A session that is not the agent's (or no longer open) is refused by name; so is an unknown agent.
+      for (const [args, message] of [
+        [['agent', 'end-session', 'claude', first!.session], `quire: agent claude has no open MCP session ${first!.session}\n`],
+        [['agent', 'end-session', 'claude', sessions[2]!.session], `quire: agent claude has no open MCP session ${sessions[2]!.session}\n`],
+        [['agent', 'end-session', 'nobody'], 'quire: no agent named nobody\n'],
+      ] as const) {
+        const refused = await runCli(args, { home })
+        expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 1, stderr: message })
+      }
+
+      // Without a session id: every session of the agent's.
+      expect(ok(await runCli(['agent', 'end-session', 'claude'], { home }))).toBe(`claude: ended ${second!.session}\n`)
+      expect(ok(await runCli(['agent', 'end-session', 'claude'], { home }))).toBe('claude: no open MCP sessions\n')
+      expect(parseSessions(ok(await runCli(['agent', 'list'], { home }))).map(({ agent }) => agent)).toEqual(['codex'])
+    } finally {
+      for (const session of opened) await session.close()
+      await daemon.stop()
+    }
+  }, 60_000)
+
+  it('with no daemon running there are no sessions to list or end', async () => {
+    const home = await newHome()
+    ok(await runCli(['agent', 'add', 'claude'], { home }))
+    expect(parseSessions(ok(await runCli(['agent', 'list'], { home })))).toEqual([])
+    expect(ok(await runCli(['agent', 'end-session', 'claude'], { home }))).toBe('claude: no open MCP sessions\n')
   })
 })

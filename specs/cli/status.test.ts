@@ -41,7 +41,7 @@ describe('quire status', () => {
       expect(link?.startsWith(`${daemon.url}/`), lines[2]).toBe(true)
       const signIn = await fetch(link!, { redirect: 'manual' })
       expect(signIn.status).toBe(303)
-      expect(signIn.headers.get('set-cookie')).toMatch(/^quire_session=/)
+      expect(signIn.headers.get('set-cookie')).toMatch(new RegExp(`^quire_session_${daemon.port}=`))
       const again = await fetch(link!, { redirect: 'manual' })
       expect(again.headers.get('set-cookie')).toBeNull()
 

@@ -65,4 +65,51 @@ describe('the console link in Chromium', () => {
     expect(page.url()).toBe(`${daemon.url}/`)
     await context.close()
   })
+
+  it('two daemons in one browser: signing in to the second keeps the first signed in; each cookie works only for its own daemon', async () => {
+    const otherWorkspace = await folder('security-console-browser-other', { 'other.md': '# Other\n' })
+    const other = await launchDaemon({ workspaces: [otherWorkspace] })
+    const context = await browser.newContext()
+    try {
+      const otherLink = /^console: (\S+)$/m.exec(await printedUpToConsoleLine(other.process.stdout!))![1]!
+      // A tab on each, so a signed-in console shows one (a signed-out one never does).
+      const mcp = await other.connect()
+      ok(await mcp.call('workspace', { action: 'open', filePath: join(otherWorkspace, 'other.md') }))
+      await mcp.close()
+      const first = await context.newPage()
+      await first.goto(`${daemon.url}/?token=${daemon.token}`)
+      await first.locator('.tabstrip .tab').first().waitFor()
+      const second = await context.newPage()
+      await second.goto(otherLink)
+      await second.locator('.tabstrip .tab').first().waitFor()
+
+      // What each page's own API calls get, with the cookies the browser chose to send (specs compile without DOM types).
+      const apiStatus = (page: typeof first) =>
+        page.evaluate(async () => (await (globalThis as unknown as { fetch: typeof fetch }).fetch('/console/api/state')).status)
+      expect(await apiStatus(first)).toBe(200)
+      expect(await apiStatus(second)).toBe(200)
+      // Reloaded, both are still signed in: the second sign-in replaced nothing of the first's.
+      for (const page of [first, second]) {
+        await page.reload()
+        await page.locator('.tabstrip .tab').first().waitFor()
+        expect(await page.locator('.signed-out').count()).toBe(0)
+      }
+
+      // One cookie jar for 127.0.0.1, one cookie per daemon, each named for its daemon's port.
+      const cookies = await context.cookies(daemon.url)
+      expect(cookies.map((cookie) => cookie.name).sort()).toEqual([`quire_session_${daemon.port}`, `quire_session_${other.port}`].sort())
+      for (const cookie of cookies) expect(cookie.httpOnly).toBe(true)
+      const value = (port: number) => cookies.find((cookie) => cookie.name === `quire_session_${port}`)!.value
+      // Each works only for its own daemon: presented to the other (under either name), it is refused.
+      const status = async (url: string, cookie: string) => (await fetch(`${url}/console/api/state`, { headers: { cookie } })).status
+      expect(await status(daemon.url, `quire_session_${daemon.port}=${value(daemon.port)}`)).toBe(200)
+      expect(await status(other.url, `quire_session_${other.port}=${value(other.port)}`)).toBe(200)
+      expect(await status(other.url, `quire_session_${other.port}=${value(daemon.port)}`)).toBe(401)
+      expect(await status(daemon.url, `quire_session_${daemon.port}=${value(other.port)}`)).toBe(401)
+    } finally {
+      await context.close()
+      await other.stop()
+      await rm(otherWorkspace, { recursive: true, force: true })
+    }
+  })
 })

@@ -11,9 +11,12 @@ import { folder, ok } from '../support/conformance.js'
 import { launchDaemon, type Daemon } from '../support/mcpHarness.js'
 import { printedUpToConsoleLine } from './serveOutput.js'
 
-/** The session cookie from a Set-Cookie header: `quire_session=…` and its attributes. */
-const sessionCookie = (response: Response): string | undefined =>
-  response.headers.getSetCookie().find((cookie) => cookie.startsWith('quire_session='))
+/**
+ * The session cookie from a Set-Cookie header, `quire_session_PORT=…` and its attributes: named for the port the
+ * browser reached the daemon on, since a browser keeps one cookie jar per host whatever the port.
+ */
+const sessionCookie = (response: Response, port: number): string | undefined =>
+  response.headers.getSetCookie().find((cookie) => cookie.startsWith(`quire_session_${port}=`))
 
 describe('the console session cookie', () => {
   let workspace: string
@@ -45,7 +48,7 @@ describe('the console session cookie', () => {
     const first = await fetch(link, { redirect: 'manual' })
     expect(first.status).toBe(303)
     expect(first.headers.get('location')).toBe('/')
-    const set = sessionCookie(first)
+    const set = sessionCookie(first, daemon.port)
     expect(set).toBeDefined()
     expect(set).toMatch(/; HttpOnly/i)
     expect(set).toMatch(/; SameSite=Strict/i)
@@ -55,11 +58,11 @@ describe('the console session cookie', () => {
     // Used up: the same link signs nobody in again (and still drops the code from the address bar).
     const again = await fetch(link, { redirect: 'manual' })
     expect(again.status).toBe(303)
-    expect(sessionCookie(again)).toBeUndefined()
+    expect(sessionCookie(again, daemon.port)).toBeUndefined()
     // The port file's token works for a first load too (a second browser), and is never echoed back.
     const byToken = await fetch(`${daemon.url}/?token=${daemon.token}`, { redirect: 'manual' })
     expect(byToken.headers.get('location')).toBe('/')
-    expect(sessionCookie(byToken)).toBeDefined()
+    expect(sessionCookie(byToken, daemon.port)).toBeDefined()
   })
 
   it('the cookie authenticates the console API; a wrong cookie does not', async () => {
@@ -67,7 +70,7 @@ describe('the console session cookie', () => {
     expect(state.status).toBe(200)
     const body = (await state.json()) as { windows: Array<{ tabs: Array<{ docId: string }> }> }
     docId = body.windows.flatMap((window) => window.tabs)[0]!.docId
-    expect((await fetch(`${daemon.url}/console/api/state`, { headers: { cookie: 'quire_session=forged' } })).status).toBe(401)
+    expect((await fetch(`${daemon.url}/console/api/state`, { headers: { cookie: `quire_session_${daemon.port}=forged` } })).status).toBe(401)
   })
 
   it('with the cookie, a foreign Origin is refused (403); a change without an Origin is refused too', async () => {
@@ -112,6 +115,25 @@ describe('the console session cookie', () => {
   it('the cookie opens the person\'s /collab WebSocket from the console\'s origin, and never from a foreign one', async () => {
     expect(await collab({ cookie, origin: daemon.url })).toBe('synced')
     expect(await collab({ cookie, origin: 'http://127.0.0.1:1' })).toBe('403')
-    expect(await collab({ cookie: 'quire_session=forged', origin: daemon.url })).toMatch(/^closed 4401$/)
+    expect(await collab({ cookie: `quire_session_${daemon.port}=forged`, origin: daemon.url })).toMatch(/^closed 4401$/)
+  })
+
+  it('a second daemon on the same host has a cookie of its own: each reads only its own, and neither signs the other out', async () => {
+    const other = await launchDaemon()
+    try {
+      const signIn = await fetch(`${other.url}/?token=${other.token}`, { redirect: 'manual' })
+      const otherCookie = sessionCookie(signIn, other.port)!.split(';')[0]!
+      // A browser sends every cookie of 127.0.0.1 to both: each daemon takes its own and ignores the other's.
+      const both = `${cookie}; ${otherCookie}`
+      expect((await fetch(`${daemon.url}/console/api/state`, { headers: { cookie: both } })).status).toBe(200)
+      expect((await fetch(`${other.url}/console/api/state`, { headers: { cookie: both } })).status).toBe(200)
+      // One daemon's session is nothing to the other, under either name.
+      expect((await fetch(`${other.url}/console/api/state`, { headers: { cookie } })).status).toBe(401)
+      const renamed = cookie.replace(`quire_session_${daemon.port}=`, `quire_session_${other.port}=`)
+      expect((await fetch(`${other.url}/console/api/state`, { headers: { cookie: renamed } })).status).toBe(401)
+      expect((await fetch(`${daemon.url}/console/api/state`, { headers: { cookie: otherCookie } })).status).toBe(401)
+    } finally {
+      await other.stop()
+    }
   })
 })

@@ -356,7 +356,7 @@ describe('person API fuzz (/admin, /console/api)', () => {
       case 'cookie': headers.cookie = cookie; headers.origin = origin; break
       case 'cookie-foreign-origin': headers.cookie = cookie; headers.origin = 'http://evil.example'; break
       case 'cookie-no-origin': headers.cookie = cookie; break
-      case 'wrong-cookie': headers.cookie = 'quire_session=forged'; headers.origin = origin; break
+      case 'wrong-cookie': headers.cookie = `quire_session_${server.port}=forged`; headers.origin = origin; break
     }
     if (each.contentType) headers['content-type'] = each.contentType
 
@@ -409,7 +409,7 @@ describe('person API fuzz (/admin, /console/api)', () => {
     await server.quire.services.approvals.gate('open_workspace', join(root, 'outside'), 'mcp-fuzz', 'fuzzer', { kind: 'mcp', principal: 'fuzzer', connection: 'mcp-fuzz' })
     // The console's cookie, as a second browser gets it: `/?token=…` exchanges the token for a session.
     const signedIn = await fetch(`http://127.0.0.1:${server.port}/?token=${server.token}`, { redirect: 'manual' })
-    cookie = signedIn.headers.getSetCookie().find((each) => each.startsWith('quire_session='))!.split(';')[0]!
+    cookie = signedIn.headers.getSetCookie().find((each) => each.startsWith(`quire_session_${server.port}=`))!.split(';')[0]!
   })
   afterAll(async () => {
     await server?.close()

@@ -105,6 +105,70 @@ describe('MCP sessions per principal', () => {
     }
   })
 
+  it("a `quire mcp` bridge's session ends soon after its last stream closes (the bridge was killed); a plain client's does not", async () => {
+    // Kept in a variable: the grace is a limit of its own besides the three every server has.
+    const limits = { idleMs: 60_000, bridgeGraceMs: 300 }
+    const server = await start({ mcpSessions: limits })
+    const agent = await server.quire.services.agents.add('bridged', USER)
+    const bridge = { 'quire-bridge-pid': '4242' }
+    const bridged = await initialize(server.port, agent, bridge)
+    const plain = await initialize(server.port, agent)
+    // Before its stream first opens, a bridge's session lives by the idle window (its client may be slow to start).
+    await new Promise((resolve) => setTimeout(resolve, 900))
+    expect(server.http.sessions.openFor('bridged')).toBe(2)
+    const bridgedStream = await openStream(server.port, agent, bridged.sessionId!)
+    const plainStream = await openStream(server.port, agent, plain.sessionId!)
+    // While its stream is open, the bridge is alive: its session stays however long that lasts.
+    await new Promise((resolve) => setTimeout(resolve, 900))
+    expect((await listTools(server.port, agent, bridged.sessionId!, bridge)).status).toBe(200)
+
+    // Both clients drop their streams, as a killed process's connections close.
+    await bridgedStream.cancel()
+    await plainStream.cancel()
+    await until("the bridge's session to end", () => server.http.sessions.openFor('bridged') === 1)
+    expect((await listTools(server.port, agent, bridged.sessionId!, bridge)).status).toBe(404)
+    // The spec lets a client close its stream at any time: a plain client's session waits for the idle window.
+    expect((await listTools(server.port, agent, plain.sessionId!)).status).toBe(200)
+  })
+
+  it('the person sees every agent\'s open sessions and ends one, through /admin and the console API', async () => {
+    const server = await start()
+    const { agents } = server.quire.services
+    const claude = await agents.add('claude', USER)
+    await agents.add('idle', USER)
+    const first = await initialize(server.port, claude, { 'quire-bridge-pid': '4242' })
+    const second = await initialize(server.port, claude)
+    const person = { authorization: `Bearer ${server.token}` }
+    type Listed = { name: string; sessions: { session: string; client: string | null; bridgePid: number | null; openedAt: number; lastRequestAt: number }[] }
+    const listed = async (path: string) => ((await (await fetch(`http://127.0.0.1:${server.port}${path}`, { headers: person })).json()) as { agents: Listed[] }).agents
+
+    for (const path of ['/admin/agents', '/console/api/panels/agents']) {
+      const byName = Object.fromEntries((await listed(path)).map((agent) => [agent.name, agent.sessions]))
+      expect(byName.idle, path).toEqual([])
+      expect(byName.claude?.map(({ client, bridgePid }) => [client, bridgePid]), path).toEqual([['quire-security 1.0.0', 4242], ['quire-security 1.0.0', null]])
+      for (const session of byName.claude ?? []) {
+        expect(session.session).toMatch(/^mcp-[0-9a-f]{8}$/)
+        expect(session.lastRequestAt).toBeGreaterThanOrEqual(session.openedAt)
+      }
+    }
+    const [one, two] = (await listed('/console/api/panels/agents')).find((agent) => agent.name === 'claude')!.sessions
+    // The console's End button: that session answers 404 from now on; the other goes on.
+    const ended = await fetch(`http://127.0.0.1:${server.port}/console/api/panels/agents/claude/sessions/${one!.session}/end`, { method: 'POST', headers: person })
+    expect(ended.status).toBe(200)
+    expect(((await ended.json()) as { agents: Listed[] }).agents.find((agent) => agent.name === 'claude')!.sessions.map(({ session }) => session)).toEqual([two!.session])
+    expect((await listTools(server.port, claude, first.sessionId!)).status).toBe(404)
+    expect((await listTools(server.port, claude, second.sessionId!)).status).toBe(200)
+    const again = await fetch(`http://127.0.0.1:${server.port}/console/api/panels/agents/claude/sessions/${one!.session}/end`, { method: 'POST', headers: person })
+    expect(again.status).toBe(404)
+
+    // `quire agent end-session claude`: every session of the agent's; an agent's token cannot reach it.
+    const viaAdmin = await fetch(`http://127.0.0.1:${server.port}/admin/agents/claude/end-session`, { method: 'POST', headers: { ...person, 'content-type': 'application/json' }, body: '{}' })
+    expect(await viaAdmin.json()).toEqual({ name: 'claude', ended: [two!.session] })
+    expect((await listTools(server.port, claude, second.sessionId!)).status).toBe(404)
+    const byAgent = await fetch(`http://127.0.0.1:${server.port}/admin/agents/claude/end-session`, { method: 'POST', headers: { authorization: `Bearer ${claude}` } })
+    expect(byAgent.status).toBe(401)
+  })
+
   it("revoking an agent ends its sessions at once: streams close, ids answer 404, the token 401; others' sessions stay", async () => {
     const server = await start()
     const { agents } = server.quire.services

@@ -50,12 +50,13 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'quire-security', version: '1.0.0' } },
 }
 
-function headers(token: string, sessionId?: string): Record<string, string> {
+function headers(token: string, sessionId?: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     authorization: `Bearer ${token}`,
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' }),
+    ...extra,
   }
 }
 
@@ -71,28 +72,31 @@ async function answer(response: Response): Promise<McpAnswer> {
   return { status: response.status, sessionId: response.headers.get('mcp-session-id') ?? undefined, message, text }
 }
 
-/** POSTs `body` (raw text, or JSON) to `/mcp`, on a session when `sessionId` is given. */
-export async function postMcp(port: number, token: string, body: unknown, sessionId?: string): Promise<McpAnswer> {
+/** POSTs `body` (raw text, or JSON) to `/mcp`, on a session when `sessionId` is given, with any `extra` headers. */
+export async function postMcp(port: number, token: string, body: unknown, sessionId?: string, extra: Record<string, string> = {}): Promise<McpAnswer> {
   const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
     method: 'POST',
-    headers: headers(token, sessionId),
+    headers: headers(token, sessionId, extra),
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
   return answer(response)
 }
 
-/** Opens an MCP session (initialize, then the initialized notification); its answer carries the session id. */
-export async function initialize(port: number, token: string): Promise<McpAnswer> {
-  const opened = await postMcp(port, token, INITIALIZE)
+/**
+ * Opens an MCP session (initialize, then the initialized notification); its answer carries the session id. `extra`
+ * headers go with every request of it (what `quire mcp` sends to say it is a bridge, say).
+ */
+export async function initialize(port: number, token: string, extra: Record<string, string> = {}): Promise<McpAnswer> {
+  const opened = await postMcp(port, token, INITIALIZE, undefined, extra)
   if (opened.status === 200 && opened.sessionId) {
-    await postMcp(port, token, { jsonrpc: '2.0', method: 'notifications/initialized' }, opened.sessionId)
+    await postMcp(port, token, { jsonrpc: '2.0', method: 'notifications/initialized' }, opened.sessionId, extra)
   }
   return opened
 }
 
 /** A request on a session: `tools/list`, which every session answers and which changes nothing. */
-export function listTools(port: number, token: string, sessionId: string): Promise<McpAnswer> {
-  return postMcp(port, token, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionId)
+export function listTools(port: number, token: string, sessionId: string, extra: Record<string, string> = {}): Promise<McpAnswer> {
+  return postMcp(port, token, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionId, extra)
 }
 
 /** Ends a session the way a client does (HTTP DELETE). */
