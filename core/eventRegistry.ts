@@ -9,8 +9,9 @@ import { settingsEvents } from './settings/events.js'
 import { workspaceEvents } from './workspace/events.js'
 import { workflowRunEvents } from './browser/workflow/runs/events.js'
 import { workflowRecordingEvents } from './browser/workflow/recordEvents.js'
-import { EventRegistry } from './events/schema.js'
+import { EventRegistry, type EventDefinition } from './events/schema.js'
 
 /** Every event type Quire writes. A type, once released, is never removed: old logs must keep replaying. */
-export const createEventRegistry = (): EventRegistry =>
-  new EventRegistry([...documentEvents, ...workspaceEvents, ...approvalEvents, ...settingsEvents, ...agentEvents, ...commentEvents, ...reviewEvents, ...browserEvents, ...workflowRunEvents, ...workflowRecordingEvents, ...coherenceEvents])
+export const eventDefinitions: readonly EventDefinition[] = [...documentEvents, ...workspaceEvents, ...approvalEvents, ...settingsEvents, ...agentEvents, ...commentEvents, ...reviewEvents, ...browserEvents, ...workflowRunEvents, ...workflowRecordingEvents, ...coherenceEvents]
+
+export const createEventRegistry = (): EventRegistry => new EventRegistry(eventDefinitions)

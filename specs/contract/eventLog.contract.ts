@@ -40,6 +40,15 @@ export interface LogSubject {
    * closed. The log must then report it as quarantined instead of failing reads.
    */
   damageRecord(position: number): Promise<void>
+  /**
+   * Everything the log keeps in storage, in a form `toEqual` compares (the log must be closed): what a refused open
+   * must leave exactly as it found it.
+   */
+  storedState(): Promise<unknown>
+  /** Stores a quarantine note for `position` as an older Quire did for a record it could not read (the log must be closed). */
+  noteAsOlderQuire(position: number, reason: string): Promise<void>
+  /** Removes the log's record of its schema versions, as a log kept before it had one looks (the log must be closed). */
+  forgetSchemaRecord(): Promise<void>
   /** Closes the log and removes everything it stored. */
   dispose(): Promise<void>
 }
@@ -54,11 +63,17 @@ const NotedV2 = defineEvent({
   upcasters: { 1: (data) => ({ ...(data as { id: string }), label: 'from v1' }) },
 })
 const registry = (): EventRegistry => new EventRegistry([Noted])
+/** A type the older registry does not know at all. */
+const Tagged = defineEvent({ type: 'tagged', version: 1, schema: z.object({ id: z.string(), tag: z.string() }) })
+/** The registry of a newer Quire: `noted` at v2 (upcasting v1) and a type of its own. */
+const newerRegistry = (): EventRegistry => new EventRegistry([NotedV2, Tagged])
 
 /** Unique ids for event payloads, so an event can be recognised whatever position it ends up at. */
 let nextId = 0
 const noted = (id = `e${++nextId}`) => ({ type: 'noted', data: { id }, actor: { kind: 'system' as const } })
 const idOf = (event: RecordedEvent): string => (event.data as { id: string }).id
+const notedV2 = (id: string) => ({ type: 'noted', data: { id, label: 'v2' }, actor: { kind: 'user' as const } })
+const tagged = (id: string) => ({ type: 'tagged', data: { id, tag: 'new' }, actor: { kind: 'user' as const } })
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const items: T[] = []
@@ -619,22 +634,92 @@ export function describeEventLogContract(name: string, factory: EventLogFactory)
       })
     })
 
-    describe('quarantine', () => {
-      it('given an event written by a newer schema, when an older reader opens the log, then readAll skips it, quarantinedRecords reports it, and the report survives a reopen', async () => {
+    describe('a log a newer Quire wrote: a downgrade never damages the log (issue 24 item 9)', () => {
+      /** The log as a newer Quire leaves it: `noted` v1, then `noted` v2 and a type the older registry does not know. */
+      async function writtenByNewer(subject: LogSubject): Promise<void> {
+        await (await subject.log.append([{ stream: 's', events: [noted('old')] }])).durable
+        const newer = await subject.reopen({ registry: newerRegistry() })
+        await (await newer.append([{ stream: 's', events: [notedV2('new')] }])).durable
+        await (await newer.append([{ stream: 't', events: [tagged('tag')] }])).durable
+        await newer.close()
+      }
+
+      /** What opening the log with `setup` threw, or undefined when it opened. */
+      async function refusal(subject: LogSubject, setup: Partial<LogSetup>): Promise<unknown> {
+        return subject.reopen(setup).then(
+          () => undefined,
+          (error: unknown) => error,
+        )
+      }
+
+      function expectRefusedAsTooNew(error: unknown): void {
+        expect(error).toMatchObject({ code: 'LOG_TOO_NEW' })
+        const message = (error as Error).message
+        expect(message).toMatch(/\bnoted v2\b/)
+        expect(message).toMatch(/\btagged v1\b/)
+        expect(message).toMatch(/newer Quire/)
+        expect(message).not.toContain('\n')
+      }
+
+      /** Every record decoded by a reader that knows every schema the log holds: nothing quarantined, the log sound. */
+      async function expectReadWhole(log: EventLog): Promise<void> {
+        expect((await assertSoundLog(log)).map(idOf)).toEqual(['old', 'new', 'tag'])
+        expect(log.quarantinedRecords()).toEqual([])
+        expect((await log.checkIntegrity()).quarantined).toEqual([])
+      }
+
+      it('given events of a newer schema version and of a type the reader does not know, when a reader that knows less opens the log, then it is refused naming each, and nothing the log stores changes', async () => {
         await withLog({}, async (subject) => {
-          await (await subject.log.append([{ stream: 's', events: [noted('old')] }])).durable
-          const newer = await subject.reopen({ registry: new EventRegistry([NotedV2]) })
-          expect((await collect(newer.readAll()))[0]!.data).toEqual({ id: 'old', label: 'from v1' })
-          await (await newer.append([{ stream: 's', events: [{ type: 'noted', data: { id: 'new', label: 'v2' }, actor: { kind: 'user' } }] }])).durable
-          await (await newer.append([{ stream: 't', events: [{ type: 'noted', data: { id: 'after', label: 'v2' }, actor: { kind: 'user' } }] }])).durable
-          const older = await subject.reopen({ registry: registry() })
-          expect((await collect(older.readAll())).map(idOf)).toEqual(['old'])
-          expect(older.quarantinedRecords()).toEqual([expect.objectContaining({ position: 2 }), expect.objectContaining({ position: 3 })])
-          const again = await subject.reopen()
-          expect(again.quarantinedRecords().map((record) => record.position)).toEqual([2, 3])
+          await writtenByNewer(subject)
+          const stored = await subject.storedState()
+          expectRefusedAsTooNew(await refusal(subject, { registry: registry() }))
+          // Refused again, the same way: the first refusal left nothing behind that changes the second.
+          expectRefusedAsTooNew(await refusal(subject, { registry: registry() }))
+          expect(await subject.storedState()).toEqual(stored)
+          await expectReadWhole(await subject.reopen({ registry: newerRegistry() }))
         })
       })
 
+      it('given a log kept before it recorded its schema versions, when a reader opens it, then the record is built from the records, and a reader that knows less is refused from then on', async () => {
+        await withLog({}, async (subject) => {
+          await writtenByNewer(subject)
+          await subject.forgetSchemaRecord()
+          await expectReadWhole(await subject.reopen({ registry: newerRegistry() }))
+          await subject.log.close()
+          const stored = await subject.storedState()
+          expectRefusedAsTooNew(await refusal(subject, { registry: registry() }))
+          expect(await subject.storedState()).toEqual(stored)
+        })
+      })
+
+      it('given quarantine notes an older Quire left on records it could not read, when a reader that decodes them opens the log, then it reads those records, reports nothing, and the notes are gone for good', async () => {
+        await withLog({}, async (subject) => {
+          await writtenByNewer(subject)
+          await subject.noteAsOlderQuire(2, 'noted v2 was written by a newer Quire (this one reads up to v1)')
+          await subject.noteAsOlderQuire(3, 'unknown event type tagged')
+          await expectReadWhole(await subject.reopen({ registry: newerRegistry() }))
+          const again = await subject.reopen()
+          expect(again.quarantinedRecords()).toEqual([])
+          await expectReadWhole(again)
+        })
+      })
+
+      it('given the append that first writes a newer schema version fails for good, then the log does not record that version: a reader that knows less still opens it', async () => {
+        const disk = new Disk()
+        await withLog({ interceptWrite: disk.interceptWrite, writeRetryWindowMs: 50 }, async (subject) => {
+          await (await subject.log.append([{ stream: 's', events: [noted('old')] }])).durable
+          const newer = await subject.reopen({ registry: newerRegistry() })
+          disk.fail()
+          await expect((await newer.append([{ stream: 's', events: [notedV2('lost')] }])).durable).rejects.toBeInstanceOf(JournalWriteError)
+          disk.heal()
+          const older = await subject.reopen({ registry: registry() })
+          expect((await assertSoundLog(older)).map(idOf)).toEqual(['old'])
+          expect(older.quarantinedRecords()).toEqual([])
+        })
+      })
+    })
+
+    describe('quarantine', () => {
       it('given a record damaged on disk, when reading, then every read skips it, it is reported, the other records stay readable and the log takes new appends', async () => {
         await fc.assert(
           fc.asyncProperty(fc.array(appendShape, { minLength: 1, maxLength: 5 }), fc.nat(), async (history, pick) => {

@@ -50,6 +50,23 @@ async function openPostgresLog(setup: LogSetup): Promise<LogSubject> {
       )
       if (rowCount !== 1) throw new Error(`no record at position ${position} to damage`)
     },
+    async storedState() {
+      const { rows: tables } = await admin.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema])
+      const state: Record<string, string[]> = {}
+      for (const { name } of tables) {
+        const { rows } = await admin.query<{ row: string }>(`SELECT t::text AS row FROM "${schema}"."${name}" AS t`)
+        state[name] = rows.map(({ row }) => row).sort()
+      }
+      return state
+    },
+    async noteAsOlderQuire(position, reason) {
+      await admin.query(`INSERT INTO "${schema}".quarantine (position, reason, bytes) VALUES ($1, $2, 1)`, [position, reason])
+    },
+    // As the schema was before the record had a table (adapters/postgres/schema.ts): the migration adding it runs again.
+    async forgetSchemaRecord() {
+      await admin.query(`DROP TABLE IF EXISTS "${schema}".event_versions`)
+      await admin.query(`DELETE FROM "${schema}".schema_version WHERE version > 1`)
+    },
     async dispose() {
       await log.close()
       await admin.query(`DROP SCHEMA "${schema}" CASCADE`)

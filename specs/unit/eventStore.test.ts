@@ -111,7 +111,7 @@ describe('EventStore', () => {
     await store.close()
   })
 
-  it('upcasts old payloads and quarantines ones written by a newer schema', async () => {
+  it('upcasts old payloads, and a registry older than what the log holds is refused on open (issue 24 item 9)', async () => {
     const home = await newHome()
     const v1 = await open(home)
     await v1.appendToStream('s', [noted(21)])
@@ -126,10 +126,11 @@ describe('EventStore', () => {
     expect((await collect(v2.readAll()))[0]).toMatchObject({ v: 1, data: { n: 21, label: 'from v1' } })
     await v2.appendToStream('s', [{ type: 'noted', data: { n: 22, label: 'new' }, actor: { kind: 'user' } }])
     await v2.close()
-    const back = await open(home)
-    expect((await collect(back.readAll())).map((event) => event.data)).toEqual([{ n: 21 }])
-    expect(back.quarantinedRecords()).toEqual([expect.objectContaining({ position: 2, reason: expect.stringMatching(/newer Quire/) })])
-    await back.close()
+    await expect(open(home)).rejects.toMatchObject({ code: 'LOG_TOO_NEW', message: expect.stringMatching(/noted v2 .*newer Quire/) })
+    const again = await open(home, new EventRegistry([NotedV2]))
+    expect((await collect(again.readAll())).map((event) => event.data)).toEqual([{ n: 21, label: 'from v1' }, { n: 22, label: 'new' }])
+    expect(again.quarantinedRecords()).toEqual([])
+    await again.close()
   })
 
   it('refuses a second opener of the same data directory with a clear error', async () => {
