@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { chromiumLauncher } from './chromium.js'
 import { runAct, type ActRequest, type ActSuccess } from './act.js'
+import { chromiumUnavailable } from './chromiumUnavailable.js'
 import { BrowserError } from './errors.js'
 import { runExecuteJs, type ExecuteJsResult } from './executeJs.js'
 import { runStyle, type StyleChange, type StyleResult, type StyleTarget } from './pageStyle.js'
@@ -273,16 +274,15 @@ export class BrowserEngine {
 
   async #ensureBrowser(): Promise<Browser> {
     if (this.#browser) return this.#browser
-    const launching = chromiumLauncher().then((chromium) => chromium.launch({
-      executablePath: this.#options.executablePath ?? '/usr/bin/chromium', headless: true, args: LAUNCH_ARGS,
-    }))
+    const executablePath = this.#options.executablePath ?? '/usr/bin/chromium'
+    const launching = chromiumLauncher().then((chromium) => chromium.launch({ executablePath, headless: true, args: LAUNCH_ARGS }))
     this.#browser = launching
     let browser: Browser
     try {
       browser = await launching
     } catch (error) {
       this.#browser = undefined
-      throw new BrowserError('BROWSER_UNAVAILABLE', `Chromium did not start: ${(error as Error).message.split('\n', 1)[0]}`)
+      throw chromiumUnavailable('Chromium', executablePath, error as Error)
     }
     browser.on('disconnected', () => {
       // A disconnect we did not ask for is a crash: its tabs are gone, the next call starts a new browser.

@@ -1,6 +1,6 @@
 import type { BrowserContext } from 'playwright-core'
 import { chromiumLauncher } from './chromium.js'
-import { BrowserError } from './errors.js'
+import { chromiumUnavailable } from './chromiumUnavailable.js'
 
 /**
  * The person's own browser profile: a persistent Chromium context whose cookies and storage live in a folder of
@@ -55,7 +55,7 @@ export class PersonProfile {
       },
       (error: Error) => {
         this.#context = undefined
-        throw new BrowserError('BROWSER_UNAVAILABLE', `${this.#options.label ?? "the person's browser profile"} did not start: ${error.message.split('\n', 1)[0]}`)
+        throw chromiumUnavailable(this.#options.label ?? "the person's browser profile", executablePath, error)
       },
     )
     this.#context = launching
