@@ -228,13 +228,13 @@ describe('quire and the data directory', () => {
     expect({ code: missing.code, stdout: missing.stdout }).toEqual({ code: 1, stdout: '' })
   })
 
+  // An unknown command answers one line instead (firstHourFixes.test.ts).
   it('exits 2 with the usage on stderr for usage errors', async () => {
     const home = await newDir()
     const file = join(await newDir(), 'a.md')
     await writeFile(file, 'a')
     const docId = ok(await runCli(['doc', 'create', file], { home })).split(' ')[0]!
     const cases: [string[], string][] = [
-      [['frobnicate'], 'unknown command "frobnicate"'],
       [['replay'], 'replay needs --doc PATH_OR_ID'],
       [['replay', '--at', 'rev-1'], 'replay needs --doc PATH_OR_ID'],
       [['replay', '--doc', docId, '--at', 'banana'], '"banana" is not a revision token'],
