@@ -5,6 +5,7 @@ import { makeHomePrivate, resolveHome } from '../../core/home.js'
 import { keepOwnFilesPrivate } from '../fs/fileModes.js'
 import { EventStoreError } from '../../core/log/errors.js'
 import { USAGE, UsageError } from './usage.js'
+import { UnknownCommandError } from './unknownCommand.js'
 import { OwnerRequestError } from './owner.js'
 import { OutputClosedError, outputTo, watchForClosedReader } from './output.js'
 
@@ -65,7 +66,7 @@ export async function main(argv: string[]): Promise<number> {
       return await run(directory, args, out)
     }
     const command = COMMANDS[name]
-    if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
+    if (!command) throw new UnknownCommandError(name, [...Object.keys(HOME_COMMANDS), ...Object.keys(COMMANDS), 'help'])
     const directory = resolveHome(home)
     await makeHomePrivate(directory)
     const [run, { openEngineHome }] = await Promise.all([command.load(), import('../host/engineHome.js')])
@@ -75,6 +76,10 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // `quire log | head`: the reader has what it wanted.
     if (error instanceof OutputClosedError) return 0
+    if (error instanceof UnknownCommandError) {
+      process.stderr.write(`quire: ${error.message}\n`)
+      return 2
+    }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`quire: ${(error as Error).message}\n\n${USAGE}\n`)
       return 2

@@ -54,9 +54,15 @@ export function toAuditEvent(event: RecordedEvent): AuditEvent {
   }
 }
 
+/** The widths of the text form's actor and type columns: at least as wide as their longest entry keeps them aligned. */
+export interface AuditColumns {
+  readonly actor: number
+  readonly type: number
+}
+
 /** The text form `quire log` prints: position, time, actor, type, stream, summary. */
-export function formatAuditEvent(event: AuditEvent): string {
-  return `${String(event.position).padStart(8)}  ${event.at}  ${describeActor(event.actor).padEnd(18)}  ${event.type.padEnd(17)}  ${event.stream}  ${event.summary}`
+export function formatAuditEvent(event: AuditEvent, columns: AuditColumns = { actor: 18, type: 17 }): string {
+  return `${String(event.position).padStart(8)}  ${event.at}  ${describeActor(event.actor).padEnd(columns.actor)}  ${event.type.padEnd(columns.type)}  ${event.stream}  ${event.summary}`
 }
 
 /** One line saying what an event did, without dumping its payload. */

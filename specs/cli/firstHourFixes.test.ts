@@ -84,7 +84,7 @@ describe('quire log columns (issue 24 item 10)', () => {
       }
       const events = succeeded(await runCli(['log', '--json'], { home })).trim().split('\n').map((line) => JSON.parse(line) as { type: string; stream: string; actor: { kind: string; principal?: string } })
       expect(events.some((event) => event.actor.principal === agent)).toBe(true)
-      const lines = succeeded(await runCli(['log'], { home })).trim().split('\n')
+      const lines = succeeded(await runCli(['log'], { home })).trimEnd().split('\n')
       expect(lines).toHaveLength(events.length)
       // Where each line's type and stream start: one column each, whatever the actor before them.
       const typeColumns = new Set(lines.map((line, i) => line.indexOf(`  ${events[i]!.type} `) + 2))
@@ -92,7 +92,7 @@ describe('quire log columns (issue 24 item 10)', () => {
       expect({ typeColumns: [...typeColumns], streamColumns: [...streamColumns] }).toEqual({
         typeColumns: [expect.any(Number)], streamColumns: [expect.any(Number)],
       })
-      expect(lines.find((line) => line.includes(agent))).toContain(`mcp:${agent}/`)
+      expect(lines.filter((line) => line.includes(`  mcp:${agent}/stdio-`)).length).toBeGreaterThan(0)
     } finally {
       await removeAll(ws)
     }

@@ -1,7 +1,14 @@
 import { parseArgs } from 'node:util'
-import { formatAuditEvent } from '../../../projections/audit/auditEvent.js'
+import { describeActor } from '../../../core/events/actor.js'
+import { formatAuditEvent, type AuditColumns, type AuditEvent } from '../../../projections/audit/auditEvent.js'
 import { openAuditSource } from '../auditSource.js'
 import { UsageError } from '../usage.js'
+
+/**
+ * Lines the text form measures its columns over before printing them: every listing up to this long is aligned as a
+ * whole; a longer one keeps the widths it had and widens them only for what comes later.
+ */
+const ALIGNED_LINES = 10_000
 
 /** `quire log`: the audit trail, oldest first (from the running daemon when one owns the data directory). */
 export async function logCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
@@ -18,9 +25,23 @@ export async function logCommand(home: string, args: string[], out: (line: strin
   const limit = values.limit === undefined ? undefined : parseCount('--limit', values.limit)
   const source = await openAuditSource(home)
   try {
-    for await (const event of source.events({ since, stream: values.stream, limit })) {
-      out(values.json ? JSON.stringify(event) : formatAuditEvent(event))
+    const events = source.events({ since, stream: values.stream, limit })
+    if (values.json) {
+      for await (const event of events) out(JSON.stringify(event))
+      return 0
     }
+    let columns: AuditColumns = { actor: 18, type: 17 }
+    let page: AuditEvent[] = []
+    const flush = () => {
+      for (const event of page) columns = { actor: Math.max(columns.actor, describeActor(event.actor).length), type: Math.max(columns.type, event.type.length) }
+      for (const event of page) out(formatAuditEvent(event, columns))
+      page = []
+    }
+    for await (const event of events) {
+      page.push(event)
+      if (page.length === ALIGNED_LINES) flush()
+    }
+    flush()
   } finally {
     await source.close()
   }
