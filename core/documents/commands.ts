@@ -17,7 +17,10 @@ import type { DocumentRepository } from './documentRepository.js'
 import { DOCUMENT_STREAM_PREFIX, docIdOfStream, documentStream, type DocumentKind, type JournalOperation } from './events.js'
 import { journaledTextOf } from './journaledText.js'
 import { revisionToken } from './revision.js'
-import { baseAfterWrite, captureBase, markBeforeWrite, rebaseWrite, type DocumentBase, type RebasedWrite } from './rebase.js'
+import { BaseMismatchError, baseAfterWrite, markBeforeWrite, rebaseWrite, type DocumentBase, type RebasedWrite } from './rebase.js'
+import { recordedWrittenText, type Sighting, type WrittenText } from './sightings.js'
+import { WriteBases, type ResolvedBase } from './writeBases.js'
+import { uniteIds } from './idRanges.js'
 import { textHunks, type Hunk } from './textDiff.js'
 import { DocumentTurns, type CrossNodeTurns, type JournalStage } from './turns.js'
 import { mirrorIsAttached, syncMirrorFromSource, syncSourceFromMirror } from './bridge.js'
@@ -97,17 +100,6 @@ export const hasLoneSurrogate = (text: string): boolean => !text.isWellFormed()
 export const normalizeLineEndings = (text: string): string => (text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text)
 
 
-/** The document as a tab last read or wrote it. */
-interface TabBase {
-  readonly docId: string
-  /** The document's last event then (STALE_PARENT compares later writes against it). */
-  readonly position: number
-  readonly revisionPosition: number
-  readonly base: DocumentBase
-  /** The base's text is the document's text at `revisionPosition` (a read); false after a write merged into others' edits. */
-  readonly exact: boolean
-}
-
 /**
  * The owner of every `doc:<id>` stream (DESIGN §1): the only code that appends to one. Each command loads the
  * document's state (the repository: snapshot plus tail), decides from it, and appends through `commit`, which checks
@@ -128,8 +120,8 @@ export class DocumentCommands {
   private readonly pending = new Map<string, { stage: JournalStage }>()
   /** On a log several nodes share: the turns, and the marks of writes still on their way to the log, among them. */
   private readonly crossNode: CrossNodeTurns | undefined
-  /** Per tab, the document as the tab last read or wrote it: what its next whole-text write is an edit from. */
-  private readonly tabBases = new Map<string, TabBase>()
+  /** The bases of writes this node rebuilt or saw made (DESIGN §4: the log says which; this only saves rebuilding). */
+  private readonly bases: WriteBases
 
   constructor(
     private readonly store: EventLog,
@@ -140,6 +132,7 @@ export class DocumentCommands {
     crossNodeTurns?: CrossNodeTurns,
   ) {
     this.turns = new DocumentTurns(undefined, crossNodeTurns)
+    this.bases = new WriteBases((docId, position) => documents.rebuild(docId, position))
     this.crossNode = crossNodeTurns
     this.amongNodes = crossNodeTurns !== undefined
   }
@@ -198,19 +191,19 @@ export class DocumentCommands {
     return this.turns.run(input.docId, () => retryingConflicts(async () => this.writeInTurn(await this.require(input.docId), input), () => this.catchUp(input.docId)))
   }
 
-  private async writeInTurn(state: DocumentState, input: WriteInput): Promise<WriteOutcome> {
+  private async writeInTurn(found: DocumentState, input: WriteInput): Promise<WriteOutcome> {
+    const { state, sighting, resolved } = await this.baseOfWrite(found, input)
     this.assertNothingPending(input.docId)
     if (this.crossNode) await this.assertNothingPendingElsewhere(this.crossNode, input.docId)
     this.checkExpectedRevision(state, input.expectedRevision)
-    this.checkParent(state, input.writer)
+    this.checkParent(state, input.writer, sighting)
     input.guard?.()
     const planned = typeof input.content === 'string' ? input.content : input.content(state.content, state)
     const updates = typeof planned === 'string' ? undefined : planned.updates
     const content = normalizeLineEndings(typeof planned === 'string' ? planned : planned.text)
     if (typeof input.content !== 'string') assertWellFormed(content)
-    const base = input.fromTabBase && input.expectedRevision === undefined ? this.baseOf(state, input.writer) : undefined
-    const basePosition = base?.position ?? state.revisionPosition
-    const rebased = base ? rebaseWrite(state.text, base.base, textHunks(base.base.text, content)) : undefined
+    const basePosition = resolved ? sighting!.revisionPosition : state.revisionPosition
+    const rebased = resolved ? rebaseFrom(state, resolved, content) : undefined
     const hunks = rebased ? rebased.hunks : textHunks(state.content, content)
     if (hunks.length === 0) return { revision: state.revision, changed: false, durable: true }
 
@@ -242,17 +235,31 @@ export class DocumentCommands {
       }
       const aborted = stillWanted?.()
       if (aborted) throw new QuireError('ABORTED', `the write was aborted while it was being recorded (${aborted})`, { reason: aborted })
-      return this.applyWrite(state, input, updates, hunks, content, base && rebased ? { base: base.base, rebased } : undefined, journalPosition)
+      return this.applyWrite(state, input, updates, hunks, content, resolved && rebased ? { resolved, rebased } : undefined, journalPosition)
     })
-    if (input.writer) {
-      if (applied.nextBase) this.tabBases.set(input.writer.tabId, { docId: state.docId, position: state.position, revisionPosition: state.revisionPosition, base: applied.nextBase, exact: false })
-      else this.noteTabBaseline(input.writer.tabId, state)
-    }
     const landed = await this.settle(applied.durable, input.docId, 'applying')
     if (landed === 'failed') throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not write the change; nothing was changed')
     return { revision: state.revision, changed: true, durable: landed === 'durable' }
   }
 
+  /**
+   * The document to write and, for a whole-text write from a tab, the base it is an edit from (DESIGN §4): what the
+   * writer's principal last saw through that tab, as the log records it. None when it saw nothing yet (the write
+   * replaces the text as it is) or saw the text as it is now. A base this node does not hold is rebuilt from the log
+   * (the document is looked up again after that wait); one that cannot be rebuilt refuses the write (STALE).
+   */
+  private async baseOfWrite(found: DocumentState, input: WriteInput): Promise<{ state: DocumentState; sighting: Sighting | undefined; resolved: ResolvedBase | undefined }> {
+    let state = found
+    for (;;) {
+      const sighting = input.writer ? state.sightingOf(input.writer.tabId, input.actor) : undefined
+      const merged = input.fromTabBase === true && input.expectedRevision === undefined && sighting !== undefined && (sighting.written !== undefined || sighting.revisionPosition !== state.revisionPosition)
+      if (!merged) return { state, sighting, resolved: undefined }
+      const cached = this.bases.cached(state.docId, sighting)
+      if (cached) return { state, sighting, resolved: cached }
+      await this.bases.resolve(state.docId, sighting)
+      state = await this.require(state.docId)
+    }
+  }
   /**
    * The write's change, made on the document now that its journal entry is on disk: the planned Yjs updates, or the
    * hunks as one local transaction, then the bridge's follow-up, appended in the document's step.
@@ -263,12 +270,13 @@ export class DocumentCommands {
     updates: readonly Uint8Array[] | undefined,
     hunks: readonly Hunk[],
     content: string,
-    merge: { readonly base: DocumentBase; readonly rebased: RebasedWrite } | undefined,
+    merge: { readonly resolved: ResolvedBase; readonly rebased: RebasedWrite } | undefined,
     journalPosition: number,
-  ): Promise<Appended & { readonly nextBase?: DocumentBase }> {
+  ): Promise<Appended> {
     const events: EventInput[] = []
     const changedText: boolean[] = []
     const sides = { text: false, mirror: false }
+    let written: { readonly text: WrittenText; readonly base: DocumentBase } | undefined
     if (updates) {
       for (const update of updates) {
         const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
@@ -284,15 +292,35 @@ export class DocumentCommands {
       events.push({ type: 'document.changed', actor: input.actor, data: { update: change.update, journal: journalPosition } })
       changedText.push(change.textChanged)
       sides.text = true
-      // Merged into others' edits, the text is not `content`: it is read back from the Y.Text when needed. The tab's
-      // next write is an edit from what the assistant wrote, not from the merged text it has not read.
-      const nextBase = merge && mark ? baseAfterWrite(state.ydoc, merge.base, merge.rebased, mark, content, () => state.snapshot()) : undefined
-      if (!merge) state.primeContent(content)
-      this.bridge(state, sides, events, changedText, journalPosition)
-      return { ...(await this.commit(state, events, { applied: changedText })), nextBase }
+      // Merged into others' edits, the text is not `content`: it is read back from the Y.Text when needed. The writer's
+      // next write is an edit from what it wrote, not from the merged text it has not read.
+      if (merge && mark && merge.rebased.concurrent) {
+        const base = baseAfterWrite(state.ydoc, merge.resolved.base, merge.rebased, mark, content, () => state.snapshot())
+        written = {
+          base,
+          text: {
+            origin: merge.resolved.origin,
+            hunks: textHunks(merge.resolved.originText, content),
+            length: content.length,
+            dropped: uniteIds(merge.resolved.dropped, merge.rebased.dropped),
+            added: base.added,
+            phantoms: base.phantoms,
+          },
+        }
+      } else {
+        state.primeContent(content)
+      }
     }
     this.bridge(state, sides, events, changedText, journalPosition)
-    return this.commit(state, events, { applied: changedText })
+    if (input.writer) {
+      // What the writer has now seen: the document as its write leaves it, or, merged, its own text (DESIGN §4).
+      events.push({ type: 'document.seen', actor: input.actor, data: { tabId: input.writer.tabId, ...(written ? { written: recordedWrittenText(written.text) } : {}) } })
+      changedText.push(false)
+    }
+    const appended = await this.commit(state, events, { applied: changedText })
+    if (written) this.bases.rememberWritten(state.docId, appended.recorded[0]!.at(-1)!.position, written.base)
+    else if (input.writer) this.bases.remember(state)
+    return appended
   }
 
   /**
@@ -305,25 +333,31 @@ export class DocumentCommands {
     return this.steps.run(docId, async () => look(await this.documents.get(docId)))
   }
 
-  /** A tab read (or otherwise took in) the document as it is now: its next whole-text write is an edit from this. */
-  noteTabBaseline(tabId: string, state: DocumentState): void {
-    this.tabBases.set(tabId, {
-      docId: state.docId,
-      position: state.position,
-      revisionPosition: state.revisionPosition,
-      base: captureBase(state.ydoc, state.content, state.snapshot()),
-      exact: true,
-    })
-  }
-
   /**
-   * The base of a tab's write when the text moved on since the tab read it; undefined when it has not (the revision
-   * follows the text exactly, so an unchanged revision means the base text is the current text).
+   * Runs `look` on the document as the log has it (see `read`) for `viewer`, and records that the viewer's principal
+   * has seen it through the tab (`document.seen`: the base of its next whole-text write, DESIGN §4) unless the log
+   * says so already. The answer waits for that record to be durable: a read the log could still lose would leave a
+   * later write merged from an older base. JOURNAL_UNAVAILABLE when the log does not take it in time.
    */
-  private baseOf(state: DocumentState, writer: WriteInput['writer']): { base: DocumentBase; position: number } | undefined {
-    const known = writer === undefined ? undefined : this.tabBases.get(writer.tabId)
-    if (!known || known.docId !== state.docId || (known.exact && known.revisionPosition === state.revisionPosition)) return undefined
-    return { base: known.base, position: known.revisionPosition }
+  async readAs<T>(docId: string, viewer: { readonly tabId: string; readonly actor: Actor }, look: (state: DocumentState | undefined) => T): Promise<T> {
+    const { answer, recorded } = await retryingConflicts(
+      () =>
+        this.steps.run(docId, async () => {
+          const state = await this.documents.get(docId)
+          const answer = look(state)
+          if (!state) return { answer, recorded: undefined }
+          this.bases.remember(state)
+          const seen = state.sightingOf(viewer.tabId, viewer.actor)
+          if (seen && !seen.written && seen.revisionPosition === state.revisionPosition) return { answer, recorded: undefined }
+          const appended = await this.commit(state, [{ type: 'document.seen', actor: viewer.actor, data: { tabId: viewer.tabId } }])
+          return { answer, recorded: appended.durable }
+        }),
+      () => this.catchUp(docId),
+    )
+    if (recorded && (await durableWithin(recorded, this.journalDeadlineMs)) !== 'durable') {
+      throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not record this read in time, so a later write could not be based on it; read again shortly')
+    }
+    return answer
   }
 
   /**
@@ -331,10 +365,9 @@ export class DocumentCommands {
    * that write unseen: STALE_PARENT. A tab that never read or wrote has no basis to compare and is not refused. The
    * last writer is the document's, folded from the log, so a write another node made counts as one made here.
    */
-  private checkParent(state: DocumentState, writer: WriteInput['writer']): void {
+  private checkParent(state: DocumentState, writer: WriteInput['writer'], known: Sighting | undefined): void {
     if (!writer) return
     const last = state.lastWriter
-    const known = this.tabBases.get(writer.tabId)
     if (last && known && last.windowLabel !== writer.windowLabel && last.position > known.position) {
       throw new QuireError('STALE_PARENT', `window ${last.windowLabel} wrote this document after this tab last read it; re-read, then write again`)
     }
@@ -662,6 +695,19 @@ function refuseWhilePending(stage: JournalStage | undefined, where: string): voi
   }
   if (stage === 'applying') {
     throw new QuireError('JOURNAL_DEGRADED', `an earlier write to this document is not yet persisted${where}; retry in a few seconds`)
+  }
+}
+
+/**
+ * The hunks of a whole-text write from its base, mapped onto the document as it is now (rebase.ts). A base that does
+ * not describe the document's text refuses the write (STALE), never merges it from a guess.
+ */
+function rebaseFrom(state: DocumentState, resolved: ResolvedBase, content: string): RebasedWrite {
+  try {
+    return rebaseWrite(state.text, resolved.base, textHunks(resolved.base.text, content))
+  } catch (error) {
+    if (!(error instanceof BaseMismatchError)) throw error
+    throw new QuireError('STALE', `the text this tab last read or wrote cannot be matched with the document (${error.message}); read it again before writing`, { current_revision: state.revision, reason: 'base' })
   }
 }
 

@@ -3,7 +3,9 @@ import * as Y from 'yjs'
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
 import type { RecordedEvent } from '../log/eventLog.js'
-import { DivergenceResolved, DocumentChanged, DocumentCreated, DocumentDiverged, DocumentSaved, JournalRecorded, documentKinds, type DocumentKind } from './events.js'
+import { DivergenceResolved, DocumentChanged, DocumentCreated, DocumentDiverged, DocumentSaved, DocumentSeen, JournalRecorded, documentKinds, type DocumentKind } from './events.js'
+import { Sightings, recordedWrittenText, sightingKey, writtenTextOf, type RecordedWrittenText, type Sighting } from './sightings.js'
+import type { Actor } from '../events/actor.js'
 import { positionOfRevision, revisionToken } from './revision.js'
 import { dataOf } from '../events/schema.js'
 import type { Hunk } from './textDiff.js'
@@ -145,6 +147,8 @@ export class DocumentState {
   private cachedHash = ''
   private cachedHashVersion = -1
   private cachedSnapshot: { stamp: number; snapshot: Y.Snapshot } | undefined
+  /** What each principal last saw through each tab (undefined while none did): the base of its next write. */
+  private sightings: Sightings | undefined
   /** The review backlog folded with the rest (undefined while nothing counted); see reviewBacklog(). */
   private review: ReviewBacklog | undefined
   /** False when restored from a snapshot written before snapshots kept the backlog. */
@@ -278,6 +282,12 @@ export class DocumentState {
       case DivergenceResolved.type:
         if (this.divergence && dataOf(event, DivergenceResolved).choice === 'keep') this.divergence = { ...this.divergence, kept: true }
         break
+      case DocumentSeen.type: {
+        const data = dataOf(event, DocumentSeen)
+        const sighting: Sighting = { position: event.position, revisionPosition: this.revisionPosition, ...(data.written ? { written: writtenTextOf(data.written) } : {}) }
+        ;(this.sightings ??= new Sightings()).note(sightingKey(data.tabId, event.actor), sighting)
+        break
+      }
       default:
         // Future event types do not change the fold (review marks: the backlog's, below).
         break
@@ -285,6 +295,17 @@ export class DocumentState {
     this.foldReview(event)
     this.version = event.streamVersion
     this.position = event.position
+  }
+
+  /** What `actor` last saw of the document through tab `tabId` (DESIGN §4: the base of its next write), if anything. */
+  sightingOf(tabId: string, actor: Actor): Sighting | undefined {
+    return this.sightings?.get(tabId, actor)
+  }
+
+  /** The sightings as the snapshot keeps them (and `verify` compares them), oldest first. */
+  sightingsRecord(): { key: string; position: number; revisionPosition: number; written: RecordedWrittenText | null }[] {
+    if (!this.sightings) return []
+    return [...this.sightings.entries()].map(([key, { position, revisionPosition, written }]) => ({ key, position, revisionPosition, written: written ? recordedWrittenText(written) : null }))
   }
 
   /** A change made by the latest journal entry's write (its follow-ups too) makes that entry's tab the last writer. */
@@ -409,6 +430,7 @@ export class DocumentState {
       divergence: this.divergence ? { ...this.divergence } : null,
       lastWriter: this.lastWriter ? { ...this.lastWriter } : null,
       journalWriter: this.journalWriter ? { ...this.journalWriter } : null,
+      sightings: this.sightingsRecord(),
       // Absent (not null) when unknown: a reader then folds the stream for it, as before snapshots kept it.
       ...(this.reviewKnown ? { review: this.review ? this.review.fields() : null } : {}),
     })
@@ -432,6 +454,8 @@ export class DocumentState {
       /** Absent from snapshots written before the last writer was folded: unknown until the next tab's write. */
       lastWriter?: LastWriter | null
       journalWriter?: { tabId: string; windowLabel: string; position: number } | null
+      /** Absent from snapshots written before sightings were folded: none known, as after a restart then. */
+      sightings?: { key: string; position: number; revisionPosition: number; written: RecordedWrittenText | null }[]
     }
     const state = new DocumentState(docId)
     Y.applyUpdate(state.ydoc, decoding.readVarUint8Array(decoder))
@@ -443,6 +467,9 @@ export class DocumentState {
     state.divergence = fields.divergence ?? null
     state.lastWriter = fields.lastWriter ?? null
     state.journalWriter = fields.journalWriter ?? null
+    for (const { key, position, revisionPosition, written } of fields.sightings ?? []) {
+      ;(state.sightings ??= new Sightings()).note(key, { position, revisionPosition, ...(written ? { written: writtenTextOf(written) } : {}) })
+    }
     state.reviewKnown = fields.review !== undefined
     state.review = fields.review ? ReviewBacklog.fromFields(fields.review) : undefined
     state.snapshotVersion = fields.version

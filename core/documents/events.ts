@@ -133,6 +133,34 @@ export const ReviewMarked = defineEvent({
   schema: z.object({ upToPosition: z.number().int().nonnegative() }),
 })
 
+/** Yjs ids as `[client, clock, length]` triples (a set of id ranges, in the log's JSON-like encoding). */
+const idTriples = z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative(), z.number().int().positive()]))
+
+/**
+ * The write's base, as a fact of the log (DESIGN §4): the principal of this event's actor, through tab `tabId`, has
+ * seen the document as it is at this event (a read, or a write of its that the document now holds exactly). With
+ * `written`, it knows instead its own text after a write that was merged into edits of others it has not seen: the
+ * text of revision `origin` with `hunks` applied, made of the document's characters that origin's snapshot holds,
+ * less `dropped`, plus `added`, with `phantoms` (characters of that text the document no longer places). A later
+ * write from the same principal and tab without `expected_revision` is an edit from what this event says it saw, on
+ * whichever node it runs.
+ */
+export const DocumentSeen = defineEvent({
+  type: 'document.seen',
+  version: 1,
+  schema: z.object({
+    tabId: z.string().min(1),
+    written: z.object({
+      origin: z.string().regex(/^rev-[0-9a-z]+$/),
+      hunks: z.array(z.object({ start: z.number().int().nonnegative(), deleteCount: z.number().int().nonnegative(), insert: z.string() }).strict()),
+      length: z.number().int().nonnegative(),
+      dropped: idTriples,
+      added: idTriples,
+      phantoms: z.array(z.object({ position: z.number().int().nonnegative(), length: z.number().int().positive() }).strict()),
+    }).strict().optional(),
+  }).strict(),
+})
+
 export const documentEvents = [
   DocumentCreated,
   DocumentChanged,
@@ -140,4 +168,5 @@ export const documentEvents = [
   DocumentSaved,
   DocumentDiverged,
   DivergenceResolved,
+  DocumentSeen,
 ] as const

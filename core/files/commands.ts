@@ -19,6 +19,7 @@ import { decideWorkspace } from '../workspace/decider.js'
 import type { Caller } from '../workspace/commands.js'
 import { resolveTab, resolveWindow } from '../workspace/tabs.js'
 import type { DocumentRepository } from '../documents/documentRepository.js'
+import type { DocumentState } from '../documents/documentState.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import type { TabState, WorkspaceState } from '../workspace/workspaceState.js'
 import type { FileSystemPort } from './port.js'
@@ -195,12 +196,13 @@ export class FileCommands {
   /** `document.read` (DOC.READ.1–3): the tab's text and what a write needs to go with it. */
   async read(tabId: string | undefined, range?: ReadRange, caller?: Caller): Promise<ReadResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
-    const whole = await this.documentCommands.read(tab.docId, (document) => {
+    const look = (document: DocumentState | undefined) => {
       if (!document?.meta) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
-      // The tab's next write is an edit from the whole document at this revision, whatever part of it was read.
-      this.documentCommands.noteTabBaseline(tab.tabId, document)
       return { content: document.content, revision: document.revision, filePath: tab.path, kind: document.meta.kind, dirty: document.dirty }
-    })
+    }
+    // The reader's next write from this tab is an edit from the whole document at this revision, whatever part of it
+    // was read: the log records that it saw it.
+    const whole = caller ? await this.documentCommands.readAs(tab.docId, { tabId: tab.tabId, actor: caller.actor }, look) : await this.documentCommands.read(tab.docId, look)
     if (caller?.actor.kind === 'mcp' && tab.path !== null) {
       this.coherence.noteRead(caller.connection, { path: tab.path, content: whole.content, role: range === undefined ? 'direct' : 'contextual' })
     }

@@ -52,13 +52,13 @@ export class SelectionCommands {
   ) {}
 
   /** SEL.GET.*: never refused for IME composition (SEL.GET.6). */
-  async get(tabId: string | undefined): Promise<SelectionView> {
+  async get(tabId: string | undefined, caller?: Caller): Promise<SelectionView> {
     const { tab, editor } = this.focusedEditor(tabId)
-    // The selected text and the revision of one folded state (DocumentCommands.read).
-    return this.documentCommands.read(tab.docId, (document) => {
+    // The selected text and the revision of one folded state (DocumentCommands.read); the reader has now seen the
+    // document, so its next write from this tab is an edit from it.
+    const look = (document: DocumentState | undefined): SelectionView => {
       if (!document) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
       const selected = selectionIn(document, editor)
-      this.documentCommands.noteTabBaseline(tab.tabId, document)
       return {
         text: selected.text,
         isEmpty: selected.from === selected.to,
@@ -68,7 +68,8 @@ export class SelectionCommands {
         tabId: tab.tabId,
         revision: document.revision,
       }
-    })
+    }
+    return caller ? this.documentCommands.readAs(tab.docId, { tabId: tab.tabId, actor: caller.actor }, look) : this.documentCommands.read(tab.docId, look)
   }
 
   /**

@@ -82,6 +82,8 @@ export function summarize(event: RecordedEvent): string {
       return `${data.path} changed on disk under unsaved changes`
     case 'document.divergence-resolved':
       return `${data.choice}`
+    case 'document.seen':
+      return `read through ${data.tabId}` + (data.written ? ` (its own ${(data.written as { length: number }).length} chars, merged from ${(data.written as { origin: string }).origin})` : '')
     case 'document.retargeted':
       return `${data.docId} now at ${data.path}`
     case 'tab.opened':

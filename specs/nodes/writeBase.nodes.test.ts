@@ -101,9 +101,12 @@ async function personTypes(node: Quire, docId: string, edit: (text: Y.Text) => v
   await outcome.durable
 }
 
-/** Every node replays `revision` to exactly `text`. */
+/** Every node replays `revision` to exactly `text` (once it has read what the log holds). */
 async function replaysOnEveryNode(nodes: readonly Quire[], docId: string, revision: string, text: string): Promise<void> {
-  for (const node of nodes) expect(await replayDocument(node.services.engine, docId, revision)).toBe(text)
+  for (const node of nodes) {
+    await node.services.engine.store.caughtUp()
+    expect(await replayDocument(node.services.engine, docId, revision)).toBe(text)
+  }
 }
 
 describe('DOC.WRITE.BASE one assistant served by two nodes', () => {
@@ -175,5 +178,21 @@ describe('DOC.WRITE.BASE one assistant served by two nodes', () => {
     await replaysOnEveryNode(nodes, docId, next, '# heading\nkept\nmore\n')
     const last = await write(onA, tabId, 'kept\nmore\nlast\n')
     await replaysOnEveryNode(nodes, docId, last, '# heading\nkept\nmore\nlast\n')
+  })
+
+  it('DOC.WRITE.BASE read through A, the person types at the very start on A, the assistant rewrites the first line through B: the person\'s text survives', async () => {
+    const nodes = await cluster({}, {})
+    const [a] = nodes as [Quire, Quire]
+    const { tabId, docId, on } = await openedFile(nodes, 'first line\nsecond line\nthird line\n')
+    const [onA, onB] = on as [Assistant, Assistant]
+    await read(onA, tabId)
+    await personTypes(a, docId, (text) => text.insert(0, '⟦p2⟧'))
+    const written = await write(onB, tabId, 'assistant line 3\nsecond line\nthird line\n')
+    for (const node of nodes) {
+      await node.services.engine.store.caughtUp()
+      const replayed = await replayDocument(node.services.engine, docId, written)
+      expect(replayed.replace('⟦p2⟧', '')).toBe('assistant line 3\nsecond line\nthird line\n')
+      expect(replayed).toContain('⟦p2⟧')
+    }
   })
 })

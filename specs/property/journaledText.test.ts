@@ -86,13 +86,13 @@ describe('JRNL.13 JRNL.16 the journal\'s text, whole or as a change', () => {
           const { docId } = await engine.commands.documents.create({ kind: 'markdown', content: largeText(30), path: null, title: 'x', origin: 'untitled', actor: USER })
           const state = (await engine.documents.get(docId))!
           const writer = { tabId: 't-1', windowLabel: 'main' }
-          engine.commands.documents.noteTabBaseline(writer.tabId, state)
+          await engine.commands.documents.readAs(docId, { tabId: writer.tabId, actor: USER }, () => undefined)
           let tabText = state.content
           const asked: string[] = []
           const peer = new Y.Doc()
           for (const one of steps) {
             if (one.kind === 'read') {
-              engine.commands.documents.noteTabBaseline(writer.tabId, state)
+              await engine.commands.documents.readAs(docId, { tabId: writer.tabId, actor: USER }, () => undefined)
               tabText = state.content
             } else if (one.kind === 'peer') {
               Y.applyUpdate(peer, Y.encodeStateAsUpdate(state.ydoc, Y.encodeStateVector(peer)))

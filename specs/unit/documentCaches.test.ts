@@ -71,7 +71,7 @@ describe('document caches', () => {
       })
       const state = (await engine.documents.get(docId))!
       const writer = { tabId: 't-1', windowLabel: 'main' }
-      engine.commands.documents.noteTabBaseline(writer.tabId, state)
+      await engine.commands.documents.readAs(docId, { tabId: writer.tabId, actor: USER }, () => undefined)
       const walks = vi.spyOn(Y.Text.prototype as { toString(): string }, 'toString')
       const first = initial.replace('line 7\n', 'line seven\n')
       const written = await engine.commands.documents.write({ docId, content: first, expectedRevision: revision, writer, fromTabBase: true, actor: USER })

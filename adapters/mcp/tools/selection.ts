@@ -23,7 +23,7 @@ export const selectionTool = defineTool({
   },
   actions: (action) => ({
     get: action({
-      run: async (args, { services }) => ({ ...(await services.selection.get(args.tabId)) }),
+      run: async (args, { services, caller }) => ({ ...(await services.selection.get(args.tabId, caller)) }),
     }),
     set: action({
       required: ['content'],
