@@ -24,8 +24,12 @@ commands:
                           MCP over stdio for an AI client: attaches to the running daemon, else runs the core
                           embedded; QUIRE_TOKEN (from \`agent add\`) names the agent
   agent add NAME          print a new token for an AI client (its principal on every event)
-  agent list              every agent: name, when added, live or revoked (never a token)
+  agent list              every agent: name, when added, live or revoked (never a token), and
+                          its MCP sessions open on the daemon (id, client, last request)
   agent revoke NAME       revoke the agent's token; its open MCP sessions end
+  agent end-session NAME [SESSION]
+                          end one of the agent's open MCP sessions (its id from \`agent list\`),
+                          or all of them; the token stays live
   approvals [list | approve ID [--scope once|site|navigation] | deny ID]
                           the person's side of every approval an assistant asked for
   settings [list | set KEY VALUE]

@@ -12,6 +12,7 @@ import { findDocument, resolveDocument } from '../../core/audit/resolve.js'
 import { settingEntries } from '../../core/settings/events.js'
 import { adminCommentRoutes } from './adminComments.js'
 import { adminCoherenceRoutes } from './adminCoherence.js'
+import { adminAgentRoutes, type AgentSessions } from './adminAgents.js'
 import { apiBodyLimit } from './guard.js'
 import { parseApprovalScope } from '../../core/approvals/events.js'
 
@@ -26,6 +27,8 @@ const MAX_LOG_EVENTS = 100_000
 export interface AdminOptions {
   /** A fresh one-time console sign-in link, for `quire status` (the daemon's console sessions make it). */
   readonly newConsoleLink?: () => string
+  /** The daemon's MCP sessions, which `quire agent list` shows and `quire agent end-session` ends. */
+  readonly sessions?: AgentSessions
 }
 
 export function adminRoutes(services: Services, options: AdminOptions = {}): Hono {
@@ -47,17 +50,8 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
     await services.settings.set(body.data.key, body.data.value, USER)
     return c.json({ settings: Object.fromEntries(settingEntries(services.settings.state)) })
   })
-  app.post('/agents', async (c) => {
-    const body = z.object({ name: z.string() }).safeParse(await c.req.json().catch(() => null))
-    if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"name": "..."}' }, 400)
-    return c.json({ name: body.data.name, token: await services.agents.add(body.data.name, USER) })
-  })
-  // Names, when added, live or revoked: never a token (the log holds only their hashes).
-  app.get('/agents', (c) => c.json({ agents: agentList(services) }))
-  app.post('/agents/:name/revoke', async (c) => {
-    await services.agents.revoke(c.req.param('name'), USER)
-    return c.json({ agents: agentList(services) })
-  })
+  // Names, when added, live or revoked, and their open MCP sessions: never a token (the log holds only their hashes).
+  app.route('/agents', adminAgentRoutes(services, options.sessions))
   // `quire review mark`: the console's "Mark all reviewed", up to the document's current revision.
   app.post('/review', async (c) => {
     const body = z.object({ doc: z.string().min(1), cwd: z.string().optional() }).strict().safeParse(await c.req.json().catch(() => null))
@@ -117,17 +111,4 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
     return c.json({ link: options.newConsoleLink() })
   })
   return app
-}
-
-export interface AgentListing {
-  readonly name: string
-  readonly addedAt: number
-  readonly revoked: boolean
-}
-
-/** Every agent the person gave a token to, oldest first, without the token hashes. */
-export function agentList(services: Services): AgentListing[] {
-  return [...services.engine.views.agents.state.values()]
-    .map(({ name, addedAt, revoked }) => ({ name, addedAt, revoked }))
-    .sort((a, b) => a.addedAt - b.addedAt || a.name.localeCompare(b.name))
 }

@@ -17,6 +17,7 @@ import { consoleCoherenceRoutes } from './consoleCoherence.js'
 import { bearerToken, sameSecret } from '../auth/credentials.js'
 import { apiBodyLimit } from './guard.js'
 import { cookieRequestFromConsole, type ConsoleSessions } from './consoleSessions.js'
+import type { AgentSessions } from './adminAgents.js'
 
 /** The console acts as the person: its tab switches are the user's, never an MCP caller's. */
 const PERSON: Caller = { actor: USER, connection: 'console', principal: null }
@@ -41,7 +42,7 @@ const PAGE_HEADERS = {
  * session cookie and redirects to `/` (consoleSessions.ts); every API call needs that cookie, from the console's own
  * origin, or the port file's access token as a bearer token (scripts, the CLI).
  */
-export function consoleRoutes(services: Services, accessToken: string, sessions: ConsoleSessions): Hono {
+export function consoleRoutes(services: Services, accessToken: string, sessions: ConsoleSessions, mcpSessions: AgentSessions): Hono {
   const app = new Hono()
   app.get('/', sessions.signIn(), (c) => asset(c, 'index.html'))
   app.get('/console/console.js', (c) => asset(c, 'console.js'))
@@ -58,7 +59,7 @@ export function consoleRoutes(services: Services, accessToken: string, sessions:
     return c.json<ConsoleError>({ error: 'UNAUTHORIZED', message: 'sign in with the console link `quire serve` printed (or the port file\'s token)' }, 401)
   })
   app.use('/console/api/*', apiBodyLimit())
-  app.route('/console/api', consolePanelRoutes(services)) // the person's panels: approvals, settings, divergences, agents
+  app.route('/console/api', consolePanelRoutes(services, mcpSessions)) // the person's panels: approvals, settings, divergences, agents
   // A document's history: diff, restore, review marks; addressed comments show their state, deleted ones as deleted.
   app.route('/console/api', consoleHistoryRoutes(services, { resolveComment: (_docId, commentId) => commentState(services, commentId) }))
   app.route('/console/api', consoleCommentRoutes(services)) // review threads: the person comments, replies, decides

@@ -8,6 +8,7 @@ import type { ApprovalView } from '../../core/approvals/commands.js'
 import { parseApprovalScope } from '../../core/approvals/events.js'
 import type { Services } from '../host/services.js'
 import type { ConsoleError } from './consoleApi.js'
+import { agentList, endAgentSessions, type AgentSessions } from './adminAgents.js'
 import type {
   PanelAgent, PanelAgentAdded, PanelAgents, PanelApproval, PanelApprovalDecided, PanelApprovals, PanelDivergence,
   PanelDivergences, PanelSetting, PanelSettings,
@@ -21,7 +22,7 @@ const RECENT_APPROVALS = 20
  * tokens, the decisions `quire approvals|settings|divergence|agent` make. Mounted under `/console/api` after the
  * console's token check, so only the port file's token reaches it; everything is recorded as the person's (`user`).
  */
-export function consolePanelRoutes(services: Services): Hono {
+export function consolePanelRoutes(services: Services, sessions: AgentSessions): Hono {
   const app = new Hono()
   app.onError((error, c) => {
     if (isQuireError(error)) return fail(c, error.code, error.message, error.code === 'NOT_FOUND' ? 404 : 400)
@@ -51,17 +52,23 @@ export function consolePanelRoutes(services: Services): Hono {
     return c.json(await divergences(services))
   })
 
-  app.get('/panels/agents', (c) => c.json<PanelAgents>({ agents: agents(services) }, 200, NO_STORE))
+  const agents = (): PanelAgent[] => panelAgents(services, sessions)
+  app.get('/panels/agents', (c) => c.json<PanelAgents>({ agents: agents() }, 200, NO_STORE))
   app.post('/panels/agents', async (c) => {
     const body = z.object({ name: z.string() }).safeParse(await c.req.json().catch(() => null))
     if (!body.success) return fail(c, 'INVALID_ARGUMENT', 'expected {"name": "..."}', 400)
     const token = await services.agents.add(body.data.name, USER)
-    const added: PanelAgentAdded = { name: body.data.name, token, agents: agents(services) }
+    const added: PanelAgentAdded = { name: body.data.name, token, agents: agents() }
     return c.json(added, 200, NO_STORE)
   })
   app.post('/panels/agents/:name/revoke', async (c) => {
     await services.agents.revoke(c.req.param('name'), USER)
-    return c.json<PanelAgents>({ agents: agents(services) })
+    return c.json<PanelAgents>({ agents: agents() })
+  })
+  // The End button of one session: the client is cut off (404 from then on); its token stays live.
+  app.post('/panels/agents/:name/sessions/:session/end', (c) => {
+    endAgentSessions(services, sessions, c.req.param('name'), c.req.param('session'))
+    return c.json<PanelAgents>({ agents: agents() })
   })
   return app
 }
@@ -141,8 +148,7 @@ async function divergences(services: Services): Promise<PanelDivergences> {
   return { divergences: found }
 }
 
-function agents(services: Services): PanelAgent[] {
-  return [...services.engine.views.agents.state.values()]
-    .map(({ name, addedAt, revoked }) => ({ name, addedAt, revoked }))
-    .sort((a, b) => Number(a.revoked) - Number(b.revoked) || b.addedAt - a.addedAt)
+/** Live agents first, newest first, each with its open sessions. */
+function panelAgents(services: Services, sessions: AgentSessions): PanelAgent[] {
+  return agentList(services, sessions).sort((a, b) => Number(a.revoked) - Number(b.revoked) || b.addedAt - a.addedAt)
 }

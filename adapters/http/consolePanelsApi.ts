@@ -13,9 +13,12 @@
  *   GET  /console/api/panels/agents                            → PanelAgents
  *   POST /console/api/panels/agents  {name}                    → PanelAgentAdded   (the token, shown once)
  *   POST /console/api/panels/agents/:name/revoke               → PanelAgents
+ *   POST /console/api/panels/agents/:name/sessions/:session/end → PanelAgents      (ends one open MCP session)
  *
  * Errors are `{error, message}` (ConsoleError) with 400, 401 or 404.
  */
+
+import type { McpSessionListing } from './mcpSessionListing.js'
 
 export type PanelApprovalKind =
   | 'open_workspace'
@@ -108,6 +111,8 @@ export interface PanelAgent {
   readonly name: string
   readonly addedAt: number
   readonly revoked: boolean
+  /** Its MCP sessions open on the daemon now, oldest first. */
+  readonly sessions: readonly McpSessionListing[]
 }
 
 export interface PanelAgents {

@@ -3,8 +3,16 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { getCookie, setCookie } from 'hono/cookie'
 import { sameSecret } from '../auth/credentials.js'
 
-/** The console's session cookie: an opaque id, never the token. */
-export const SESSION_COOKIE = 'quire_session'
+/**
+ * The console's session cookie for a request: an opaque id, never the token, under a name that carries the port the
+ * browser reached this daemon on (`quire_session_4100`). A browser keeps one cookie jar per host whatever the port, so
+ * with one name for all, signing in to a second daemon on 127.0.0.1 replaced the first one's cookie and signed that
+ * console out. Two servers cannot share a host and a port, so each daemon (or node) reads only its own cookie.
+ */
+export function sessionCookieName(c: Context): string {
+  const port = /:(\d{1,5})$/.exec(c.req.header('host') ?? '')?.[1] ?? 'default'
+  return `quire_session_${port}`
+}
 
 const opaque = (): string => randomBytes(32).toString('base64url')
 
@@ -44,7 +52,7 @@ export class ConsoleSessions {
 
   /** Whether the request carries a live session cookie. */
   isPerson(c: Context): boolean {
-    const session = getCookie(c, SESSION_COOKIE)
+    const session = getCookie(c, sessionCookieName(c))
     return session !== undefined && this.sessions.has(session)
   }
 
@@ -58,7 +66,7 @@ export class ConsoleSessions {
       const token = c.req.query('token')
       if (code === undefined && token === undefined) return next()
       const session = this.exchange({ code, token })
-      if (session !== undefined) setCookie(c, SESSION_COOKIE, session, { httpOnly: true, sameSite: 'Strict', path: '/' })
+      if (session !== undefined) setCookie(c, sessionCookieName(c), session, { httpOnly: true, sameSite: 'Strict', path: '/' })
       c.header('cache-control', 'no-store')
       c.header('referrer-policy', 'no-referrer')
       return c.redirect('/', 303)

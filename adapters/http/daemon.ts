@@ -85,7 +85,7 @@ export async function startHttpServer(
     await next()
   })
   // `quire status` asks for a console link of its own (a fresh one-time code, like the one `quire serve` printed).
-  app.route('/admin', adminRoutes(services, { newConsoleLink: () => `http://127.0.0.1:${port}/?code=${consoleSessions.newLinkCode()}` }))
+  app.route('/admin', adminRoutes(services, { newConsoleLink: () => `http://127.0.0.1:${port}/?code=${consoleSessions.newLinkCode()}`, sessions }))
   // The y-websocket collaboration endpoint (its own token checks: the person read-write, agents read-only).
   const collab = createCollabEndpoint(services, {
     ...(options.presenceBus ? { awarenessRelay: options.presenceBus } : {}),
@@ -97,7 +97,7 @@ export async function startHttpServer(
     isPerson: (c) => consoleSessions.isPerson(c),
   })
   app.route('/collab', collab.routes)
-  app.route('/', consoleRoutes(services, token, consoleSessions))
+  app.route('/', consoleRoutes(services, token, consoleSessions, sessions))
 
   const server = await new Promise<ServerType>((resolve, reject) => {
     const listening = serve(

@@ -7,6 +7,8 @@ import type { Services } from '../host/services.js'
 import { mcpActivity } from '../mcp/activity.js'
 import { MESSAGE_LIMIT_CEILING, MESSAGE_TOO_LARGE_CODE, oversizedMessageText } from '../mcp/messageLimit.js'
 import { createMcpServer } from '../mcp/server.js'
+import type { McpSessionListing } from './mcpSessionListing.js'
+import { BRIDGE_PID_HEADER, parseBridgePid } from './bridgePid.js'
 
 /** Who a request authenticated as: the person (the port file's token), or an agent by the token it presented. */
 export type SessionOwner =
@@ -33,12 +35,21 @@ export interface McpSessionLimits {
    * is still having, and frees what vanished clients left behind.
    */
   readonly idleMs: number
+  /**
+   * A session opened through `quire mcp` (its requests carry `Quire-Bridge-Pid`) ends this long after its last
+   * request ended, once it has held a standing stream. A live bridge always holds its GET stream open, so this only
+   * happens when the bridge is gone without ending its session (SIGKILL runs no code; the kernel closes its
+   * connections, which ends the stream) or, for a moment, while the stream reconnects. Other clients keep the idle
+   * window: the spec lets a client close its stream at any time and go on.
+   */
+  readonly bridgeGraceMs: number
 }
 
 export const DEFAULT_MCP_SESSION_LIMITS: McpSessionLimits = Object.freeze({
   perAgent: 16,
   perPerson: 64,
   idleMs: 30 * 60_000,
+  bridgeGraceMs: 10_000,
 })
 
 interface Session {
@@ -50,6 +61,12 @@ interface Session {
   /** Requests whose response has not ended yet (an open SSE stream counts): a session with any is not idle. */
   inFlight: number
   idleTimer: NodeJS.Timeout | undefined
+  readonly openedAt: number
+  lastRequestAt: number
+  /** The `quire mcp` process that opened it (BRIDGE_PID_HEADER), null for any other client. */
+  readonly bridgePid: number | null
+  /** Whether its client has opened its standing GET stream: a bridge's session is held by it from then on. */
+  streamOpened: boolean
 }
 
 /**
@@ -84,6 +101,7 @@ export class McpSessions {
       const session = this.sessions.get(sessionId)
       if (!session) return jsonRpcError(404, -32001, 'Session not found')
       if (!sameOwner(session.owner, owner)) return jsonRpcError(403, -32000, 'this MCP session belongs to another principal')
+      if (c.req.method === 'GET') session.streamOpened = true
       return this.track(session, () => session.transport.handleRequest(request.request))
     }
     if (c.req.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: no MCP session; initialize first')
@@ -95,7 +113,8 @@ export class McpSessions {
         429,
         -32000,
         `${who} already holds ${cap} open MCP sessions, the most one principal may; end one (HTTP DELETE /mcp with its ` +
-          `Mcp-Session-Id) or let an unused one expire (after ${Math.round(this.limits.idleMs / 1000)} s without requests)`,
+          `Mcp-Session-Id${owner.kind === 'agent' ? `, or the person runs \`quire agent end-session ${owner.name}\`` : ''}) ` +
+          `or let an unused one expire (after ${Math.round(this.limits.idleMs / 1000)} s without requests)`,
       )
     }
     const id = randomUUID()
@@ -104,7 +123,11 @@ export class McpSessions {
       services: this.services,
       caller: { actor: { kind: 'mcp', principal: principal ?? 'anonymous', connection }, connection, principal },
     })
-    const session: Session = { id, transport: undefined as never, server, owner, inFlight: 0, idleTimer: undefined }
+    const now = Date.now()
+    const session: Session = {
+      id, transport: undefined as never, server, owner, inFlight: 0, idleTimer: undefined,
+      openedAt: now, lastRequestAt: now, bridgePid: parseBridgePid(c.req.header(BRIDGE_PID_HEADER)), streamOpened: false,
+    }
     const transport = new WebStandardStreamableHTTPServerTransport({
       // The person's limit (mcpMessageLimitBytes) was applied above, as it is now; the SDK's own default is 4 MiB.
       maxRequestBodySize: MESSAGE_LIMIT_CEILING,
@@ -143,6 +166,30 @@ export class McpSessions {
     return this.countOf(principal === null ? ownerKey(PERSON_OWNER) : `agent:${principal}`)
   }
 
+  /** The open sessions of agent `name`, oldest first. */
+  listFor(name: string): McpSessionListing[] {
+    return this.agentSessions(name).map((session) => {
+      const client = session.server.server.getClientVersion()
+      return {
+        session: connectionOf(session.id),
+        openedAt: session.openedAt,
+        lastRequestAt: session.lastRequestAt,
+        client: client ? `${client.name} ${client.version}`.trim() : null,
+        bridgePid: session.bridgePid,
+      }
+    })
+  }
+
+  /**
+   * The person ends agent `name`'s session `connection` (as listed), or every one of its sessions: each answers 404
+   * from now on, its streams close, and a `quire mcp` holding one exits. Answers the sessions ended.
+   */
+  endFor(name: string, connection?: string): string[] {
+    const ending = this.agentSessions(name).filter((session) => connection === undefined || connectionOf(session.id) === connection)
+    for (const session of ending) this.end(session)
+    return ending.map((session) => connectionOf(session.id))
+  }
+
   async closeAll(): Promise<void> {
     this.stopWatchingAgents()
     const open = [...this.sessions.values()]
@@ -156,6 +203,7 @@ export class McpSessions {
    */
   private async track(session: Session, run: () => Promise<Response>): Promise<Response> {
     session.inFlight++
+    session.lastRequestAt = Date.now()
     clearTimeout(session.idleTimer)
     session.idleTimer = undefined
     let ended = false
@@ -164,7 +212,8 @@ export class McpSessions {
       ended = true
       session.inFlight--
       if (session.inFlight === 0 && this.sessions.get(session.id) === session) {
-        session.idleTimer = setTimeout(() => this.expire(session), this.limits.idleMs)
+        const heldByBridge = session.bridgePid !== null && session.streamOpened
+        session.idleTimer = setTimeout(() => this.expire(session), heldByBridge ? this.limits.bridgeGraceMs : this.limits.idleMs)
         session.idleTimer.unref()
       }
     }
@@ -203,6 +252,12 @@ export class McpSessions {
     clearTimeout(session.idleTimer)
     this.sessions.delete(id)
     mcpActivity.closed(connectionOf(id))
+  }
+
+  private agentSessions(name: string): Session[] {
+    return [...this.sessions.values()]
+      .filter(({ owner }) => owner.kind === 'agent' && owner.name === name)
+      .sort((a, b) => a.openedAt - b.openedAt)
   }
 
   private countOf(key: string): number {

@@ -155,4 +155,23 @@ describe('quire mcp ends its daemon session when its client goes away', () => {
       await launched.client.close().catch(() => {})
     }
   }, 60_000)
+
+  it('the person ends the session (quire agent end-session): the next call is answered with why, and quire mcp exits', async () => {
+    const launched = await launch(daemon, endingToken)
+    try {
+      await callATool(launched.client)
+      const [listed] = await sessionsOf(daemon, 'codex')
+      const ended = await runCli(['agent', 'end-session', 'codex', listed!.session], { home: daemon.home })
+      expect(ended.stdout).toBe(`codex: ended ${listed!.session}\n`)
+      await expect(launched.client.callTool({ name: 'session', arguments: { action: 'get_state' } })).rejects.toThrow(/the person ended it/)
+      await until('quire mcp to exit', () => gone(launched.bridgePid))
+      // Said once, without the stream's own failures to reopen.
+      expect(launched.stderr()).toBe(
+        `quire mcp: attached to the daemon at ${daemon.url}\nquire mcp: the daemon no longer has this MCP session (the person ended it, ` +
+          'it expired unused, or the daemon restarted): start `quire mcp` again; exiting\n',
+      )
+    } finally {
+      await launched.client.close().catch(() => {})
+    }
+  }, 60_000)
 })

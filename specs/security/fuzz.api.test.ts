@@ -29,7 +29,7 @@ import { tempDir } from '../support/mcpHarness.js'
 import { startSecurityServer, within, type SecurityServer } from './sessionsRig.js'
 
 /** Values that name something that exists now, resolved when the request is sent (earlier runs change the set). */
-type Ref = 'docId' | 'tabId' | 'commentId' | 'approvalId' | 'agentName' | 'revision' | 'settingKey' | 'wsFile' | 'wsNewFile' | 'wsDir' | 'wsRoot' | 'delegation' | 'outsideFile' | 'traversal'
+type Ref = 'docId' | 'tabId' | 'commentId' | 'approvalId' | 'agentName' | 'mcpSession' | 'revision' | 'settingKey' | 'wsFile' | 'wsNewFile' | 'wsDir' | 'wsRoot' | 'delegation' | 'outsideFile' | 'traversal'
 type Value = { readonly ref: Ref } | { readonly literal: unknown }
 /** A path parameter may also be the thing its own name calls for (`:tabId`: a tab that exists). */
 type Parameter = Value | { readonly own: true }
@@ -54,6 +54,7 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/admin/agents', fields: ['name'] },
   { method: 'GET', path: '/admin/agents' },
   { method: 'POST', path: '/admin/agents/:agentName/revoke' },
+  { method: 'POST', path: '/admin/agents/:agentName/end-session', fields: ['session'] },
   { method: 'POST', path: '/admin/review', fields: ['doc', 'cwd'] },
   { method: 'POST', path: '/admin/workspaces', fields: ['path'] },
   { method: 'GET', path: '/admin/history', query: ['doc', 'cwd'] },
@@ -87,6 +88,7 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/console/api/panels/agents' },
   { method: 'POST', path: '/console/api/panels/agents', fields: ['name'] },
   { method: 'POST', path: '/console/api/panels/agents/:agentName/revoke' },
+  { method: 'POST', path: '/console/api/panels/agents/:agentName/sessions/:mcpSession/end' },
   { method: 'GET', path: '/console/api/docs/:docId/history' },
   { method: 'GET', path: '/console/api/docs/:docId/diff', query: ['from', 'to'] },
   { method: 'POST', path: '/console/api/docs/:docId/restore', fields: ['revision', 'expectedRevision'] },
@@ -201,6 +203,7 @@ const PLAUSIBLE: Readonly<Record<string, readonly Value[]>> = {
   scope: [l(['accept-newer']), l(['waive', 'accept-newer']), l([]), l(['forever'])],
   days: [l(1), l(7), l(30), l(365)],
   delegation: [r('delegation')],
+  session: [r('mcpSession'), l('mcp-00000000')],
   input: [l(0), l(-1), l({ kind: 'mouse', action: 'down', x: 10, y: 10 }), l({ kind: 'text', text: 'typed' }), l({ kind: 'key', action: 'down', key: 'Enter', code: 'Enter' })],
 }
 
@@ -310,6 +313,7 @@ describe('person API fuzz (/admin, /console/api)', () => {
       case 'commentId': return commentId
       case 'approvalId': return server.quire.services.approvals.list()[0]?.approvalId ?? 'ap-gone'
       case 'agentName': return 'fuzzer'
+      case 'mcpSession': return server.http.sessions.listFor('fuzzer')[0]?.session ?? 'mcp-gone'
       case 'revision': return `rev-${Math.max(0, server.quire.services.engine.store.headPosition - 1)}`
       case 'settingKey': return settingEntries(server.quire.services.settings.state)[0]![0]
       case 'wsFile': return join(workspace, 'a.md')
@@ -445,7 +449,7 @@ describe('person API fuzz (/admin, /console/api)', () => {
     const services = server.quire.services
     const served = [
       ...adminRoutes(services).routes.map((route) => ({ method: route.method, path: `/admin${route.path === '/' ? '' : route.path}` })),
-      ...consoleRoutes(services, server.token, new ConsoleSessions(server.token)).routes.filter((route) => route.path.startsWith('/console/api/')),
+      ...consoleRoutes(services, server.token, new ConsoleSessions(server.token), server.http.sessions).routes.filter((route) => route.path.startsWith('/console/api/')),
     ].filter((route) => route.method !== 'ALL')
     // `:name{a|b}` serves a and b; `:name` any one segment.
     const pattern = (path: string) => new RegExp(`^${path.replace(/:\w+\{([^}]*)\}/g, '($1)').replace(/:\w+/g, ':[^/]+')}$`)

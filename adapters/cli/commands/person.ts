@@ -3,7 +3,7 @@ import { resolveDocument } from '../../../core/audit/resolve.js'
 import { USER } from '../../../core/events/actor.js'
 import { parseSettingValue, settingEntries, type SettingValue } from '../../../core/settings/events.js'
 import type { ApprovalView } from '../../../core/approvals/commands.js'
-import type { AgentListing } from '../../http/adminRoute.js'
+import type { AgentListing, AgentSessionsEnded } from '../../http/adminAgents.js'
 import { withOwner } from '../owner.js'
 import { UsageError } from '../usage.js'
 import { parseApprovalScope } from '../../../core/approvals/events.js'
@@ -12,8 +12,10 @@ import { parseApprovalScope } from '../../../core/approvals/events.js'
 // directory when one is running, and otherwise opens the directory itself (withOwner), so they work either way.
 
 /**
- * `quire agent add NAME | list | revoke NAME`: tokens for AI clients (the agent's name is the principal on that
- * client's events). `add` prints the new token, the only time it is shown; `list` never shows one.
+ * `quire agent add NAME | list | revoke NAME | end-session NAME [SESSION]`: tokens for AI clients (the agent's name is
+ * the principal on that client's events). `add` prints the new token, the only time it is shown; `list` never shows
+ * one, and shows each agent's MCP sessions open on the daemon; `end-session` ends one of them (by the id `list`
+ * shows), or all of the agent's, without revoking its token.
  */
 export async function agentCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
   const [action, name, ...rest] = args
@@ -30,11 +32,33 @@ export async function agentCommand(home: string, args: string[], out: (line: str
     const agents = await withOwner(
       home,
       async (owner) => (await owner.request<{ agents: AgentListing[] }>('GET', '/admin/agents')).agents,
-      // Loaded with the core, only when no daemon answers (as in withOwner).
-      async (services) => (await import('../../http/adminRoute.js')).agentList(services),
+      // Loaded with the core, only when no daemon answers (as in withOwner); no daemon, no sessions.
+      async (services) => (await import('../../http/adminAgents.js')).agentList(services, undefined),
     )
     if (agents.length === 0) out('no agents (add one with `quire agent add NAME`)')
-    for (const agent of agents) out(`${agent.name.padEnd(24)}  added ${new Date(agent.addedAt).toISOString()}  ${agent.revoked ? 'revoked' : 'live'}`)
+    for (const agent of agents) {
+      const open = agent.sessions.length
+      const sessions = open === 0 ? '' : `  ${open} open MCP session${open === 1 ? '' : 's'}`
+      out(`${agent.name.padEnd(24)}  added ${new Date(agent.addedAt).toISOString()}  ${agent.revoked ? 'revoked' : 'live'}${sessions}`)
+      for (const session of agent.sessions) {
+        const via = session.bridgePid === null ? '' : `  (quire mcp, pid ${session.bridgePid})`
+        out(
+          `  ${session.session}  opened ${new Date(session.openedAt).toISOString()}  last request ${new Date(session.lastRequestAt).toISOString()}  ` +
+            `${session.client ?? 'unnamed client'}${via}`,
+        )
+      }
+    }
+    return 0
+  }
+  if (action === 'end-session' && name && rest.length <= 1) {
+    const session = rest[0]
+    const { ended } = await withOwner(
+      home,
+      (owner) => owner.request<AgentSessionsEnded>('POST', `/admin/agents/${encodeURIComponent(name)}/end-session`, session === undefined ? {} : { session }),
+      async (services) => ({ name, ended: (await import('../../http/adminAgents.js')).endAgentSessions(services, undefined, name, session) }),
+    )
+    if (ended.length === 0) out(`${name}: no open MCP sessions`)
+    for (const each of ended) out(`${name}: ended ${each}`)
     return 0
   }
   if (action === 'revoke' && name && rest.length === 0) {
@@ -47,7 +71,7 @@ export async function agentCommand(home: string, args: string[], out: (line: str
     out(`${name}: revoked`)
     return 0
   }
-  throw new UsageError('agent add NAME | list | revoke NAME')
+  throw new UsageError('agent add NAME | list | revoke NAME | end-session NAME [SESSION]')
 }
 
 /** `quire approvals list|approve ID|deny ID`: the person's side of every approval. */

@@ -10,7 +10,7 @@ import { startHttpServer } from '../../http/daemon.js'
 import type { Quire } from '../../host/quire.js'
 import { createMcpServer } from '../../mcp/server.js'
 import { BoundedStdioServerTransport } from '../../mcp/stdioTransport.js'
-import { answerOversized, BAD_TOKEN, stdinEnded, unauthorizedAnswer, untilClosed } from './stdio.js'
+import { answerOversized, BAD_TOKEN, stdinEnded, unauthorizedAnswer, untilClientGone, untilClosed } from './stdio.js'
 
 /**
  * `quire mcp` with no daemon: the core runs in this process, which serves the MCP client on stdio and the same
@@ -46,10 +46,13 @@ export async function serveEmbedded(
       onOversized: (message, limit) => void answerOversized(transport, message, limit, services.settings.state.mcpMessageLimitBytes, log),
     })
     const revocation = agent ? [untilRevoked(services.engine.views.agents, agent, log).then(() => (revoked = true))] : []
-    const closed = Promise.race([untilClosed(transport), stdinEnded(), ...revocation])
+    // The client gone (stdin ended, a signal, the parent exited): the core closes in order and lets the data directory go.
+    const client = untilClientGone()
+    const closed = Promise.race([untilClosed(transport), client.gone, ...revocation])
     await server.connect(transport)
     log(`quire mcp: serving ${home} embedded (HTTP for other clients at ${http.url})`)
     await closed
+    client.stop()
     await server.close()
     await http.close()
   } finally {

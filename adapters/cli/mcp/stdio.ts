@@ -51,3 +51,45 @@ export function stdinEnded(): Promise<void> {
   })
 }
 
+
+/** How the AI client was seen to go away. */
+export type ClientGone = 'stdin ended' | 'SIGTERM' | 'SIGHUP' | 'SIGINT' | 'parent exited'
+
+/** How often `untilClientGone` looks whether this process's parent is still the one that started it. */
+const PARENT_POLL_MS = 500
+
+/**
+ * Resolves when the AI client that launched `quire mcp` is gone: stdin reached its end (the client closed it, or
+ * exited); SIGTERM, SIGHUP or SIGINT (the client, its terminal or a service manager ending this process); or this
+ * process's parent exited. The last is for a launcher between the client and this process (`npx`, a shell): killed,
+ * it leaves this process behind with a stdin that never ends, since the client still holds the pipe. `stop` removes
+ * the signal handlers once the process is ending, so a second signal ends it at once.
+ */
+export function untilClientGone(): { readonly gone: Promise<ClientGone>; stop(): void } {
+  const signals = ['SIGTERM', 'SIGHUP', 'SIGINT'] as const
+  const handlers = new Map<NodeJS.Signals, () => void>()
+  let poll: NodeJS.Timeout | undefined
+  const stop = () => {
+    for (const [signal, handler] of handlers) process.off(signal, handler)
+    handlers.clear()
+    clearInterval(poll)
+  }
+  const gone = new Promise<ClientGone>((resolve) => {
+    const end = (why: ClientGone) => {
+      stop()
+      resolve(why)
+    }
+    void stdinEnded().then(() => end('stdin ended'))
+    for (const signal of signals) {
+      const handler = () => end(signal)
+      handlers.set(signal, handler)
+      process.once(signal, handler)
+    }
+    const parent = process.ppid
+    poll = setInterval(() => {
+      if (process.ppid !== parent) end('parent exited')
+    }, PARENT_POLL_MS)
+    poll.unref()
+  })
+  return { gone, stop }
+}

@@ -54,6 +54,10 @@ export function mountPanels(shell: Pick<Shell, 'modeSwitch' | 'tabStrip' | 'edit
       clearError()
       api.revokeAgent(name).then((answer) => agents.update(answer.agents), report)
     },
+    (name, session) => {
+      clearError()
+      api.endAgentSession(name, session).then((answer) => agents.update(answer.agents), report)
+    },
   )
   const banner = new DivergenceBanner(shell.tabStrip, (docId, choice) => {
     api.resolveDivergence(docId, choice).then((answer) => banner.update(answer.divergences), () => undefined)
@@ -97,7 +101,9 @@ export function mountPanels(shell: Pick<Shell, 'modeSwitch' | 'tabStrip' | 'edit
 
   async function poll(): Promise<void> {
     if (!menu.isConnected) return // signed out: the console's root was replaced
-    await Promise.all([refreshApprovals(), api.divergences().then((answer) => banner.update(answer.divergences))]).catch(() => undefined)
+    // The agents' sessions come and go with their clients: the open Agents panel follows them.
+    const agentSessions = open === 'agents' ? [api.agents().then((answer) => agents.update(answer.agents))] : []
+    await Promise.all([refreshApprovals(), api.divergences().then((answer) => banner.update(answer.divergences)), ...agentSessions]).catch(() => undefined)
     setTimeout(() => void poll(), POLL_MS)
   }
 

@@ -45,6 +45,10 @@ export class PanelsApi {
     return this.call('POST', `/panels/agents/${encodeURIComponent(name)}/revoke`)
   }
 
+  endAgentSession(name: string, session: string): Promise<PanelAgents> {
+    return this.call('POST', `/panels/agents/${encodeURIComponent(name)}/sessions/${encodeURIComponent(session)}/end`)
+  }
+
   private call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     return consoleRequest<T>(method, `/console/api${path}`, body)
   }
