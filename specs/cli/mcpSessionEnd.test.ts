@@ -11,14 +11,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../support/cli.js'
-import { CLI, launchDaemon, type Daemon } from '../support/mcpHarness.js'
+import { CLI, inheritedEnv, launchDaemon, type Daemon } from '../support/mcpHarness.js'
 
 /** The environment of an AI client's `quire mcp`: this process's, with the agent's token and no other data directory. */
-function clientEnv(token: string): Record<string, string> {
-  const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== 'QUIRE_HOME' && key !== 'QUIRE_TOKEN') env[key] = value
-  return { ...env, QUIRE_TOKEN: token }
-}
+const clientEnv = (token: string): Record<string, string> => ({ ...inheritedEnv(), QUIRE_TOKEN: token })
 
 /**
  * A launcher between the AI client and `quire mcp` (as `npx` or a shell is): it passes its stdio on, says the bridge's

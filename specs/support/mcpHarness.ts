@@ -177,7 +177,7 @@ export async function connectInProcess(services: Quire['services'], connection: 
 }
 
 /** The environment a child gets: this process's, minus anything that would point it at another data directory. */
-function inheritedEnv(): Record<string, string> {
+export function inheritedEnv(): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== 'QUIRE_HOME' && key !== 'QUIRE_TOKEN') env[key] = value
   return env
