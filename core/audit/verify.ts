@@ -64,6 +64,7 @@ export function compareDocuments(live: DocumentState | undefined, rebuilt: Docum
   if (live.dirty !== rebuilt.dirty) differences.push(`dirty: live ${live.dirty}, rebuilt ${rebuilt.dirty}`)
   if (JSON.stringify(live.saved) !== JSON.stringify(rebuilt.saved)) differences.push('last save mark differs')
   if (JSON.stringify(live.divergence) !== JSON.stringify(rebuilt.divergence)) differences.push('divergence from disk differs')
+  if (live.personEditPosition !== rebuilt.personEditPosition) differences.push(`the person's last edit: live at ${live.personEditPosition}, rebuilt at ${rebuilt.personEditPosition}`)
   if (JSON.stringify(live.sightingsRecord()) !== JSON.stringify(rebuilt.sightingsRecord())) differences.push('what each assistant last read or wrote (the bases of its writes) differs')
   const { createdAt: liveCreated, ...liveMeta } = live.meta ?? ({} as Record<string, unknown>)
   const { createdAt: rebuiltCreated, ...rebuiltMeta } = rebuilt.meta ?? ({} as Record<string, unknown>)

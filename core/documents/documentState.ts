@@ -121,6 +121,8 @@ export class DocumentState {
   divergence: { readonly sha256: string; readonly kept: boolean } | null = null
   /** Folded from the log, so every node sharing it knows who wrote last; null when no tab's write is known. */
   lastWriter: LastWriter | null = null
+  /** Log position of the last change the person made (a peer's or the person's own), 0 when none. */
+  personEditPosition = 0
   /** The tab of the latest journal entry (at `position`), until its change lands: the change names the entry. */
   private journalWriter: { readonly tabId: string; readonly windowLabel: string; readonly position: number } | null = null
   /** Stream version of the snapshot this state was restored from or last written to. */
@@ -260,6 +262,7 @@ export class DocumentState {
         const data = dataOf(event, DocumentChanged)
         if (this.applyUpdate(data.update)) this.revisionPosition = event.position
         this.foldWriter(data.journal, event.position)
+        this.foldPersonEdit(event)
         break
       }
       case JournalRecorded.type: {
@@ -295,6 +298,19 @@ export class DocumentState {
     this.foldReview(event)
     this.version = event.streamVersion
     this.position = event.position
+  }
+
+  /** A change by a peer (the person's editor) or by the person is the person's edit. */
+  private foldPersonEdit(event: RecordedEvent): void {
+    if (event.actor.kind === 'peer' || event.actor.kind === 'user') this.personEditPosition = event.position
+  }
+
+  /**
+   * Whether the person has edits of their own that no save has written (the last save captured a revision older than
+   * their last change). An assistant's write does not save them behind their back (docs/tools.md, document.write).
+   */
+  get personEditsUnsaved(): boolean {
+    return this.personEditPosition > (this.saved?.revisionPosition ?? 0)
   }
 
   /** What `actor` last saw of the document through tab `tabId` (DESIGN §4: the base of its next write), if anything. */
@@ -412,7 +428,10 @@ export class DocumentState {
     }
     if (event.type === 'document.created' || changedText) this.revisionPosition = event.position
     if (event.type === 'document.created') this.meta = metaOf(this.docId, event)
-    else this.foldWriter(dataOf(event, DocumentChanged).journal, event.position)
+    else {
+      this.foldWriter(dataOf(event, DocumentChanged).journal, event.position)
+      this.foldPersonEdit(event)
+    }
     this.foldReview(event)
     this.version = event.streamVersion
     this.position = event.position
@@ -429,6 +448,7 @@ export class DocumentState {
       saved: this.saved ? { ...this.saved } : null,
       divergence: this.divergence ? { ...this.divergence } : null,
       lastWriter: this.lastWriter ? { ...this.lastWriter } : null,
+      personEditPosition: this.personEditPosition,
       journalWriter: this.journalWriter ? { ...this.journalWriter } : null,
       sightings: this.sightingsRecord(),
       // Absent (not null) when unknown: a reader then folds the stream for it, as before snapshots kept it.
@@ -453,6 +473,8 @@ export class DocumentState {
       review?: ReviewBacklogFields | null
       /** Absent from snapshots written before the last writer was folded: unknown until the next tab's write. */
       lastWriter?: LastWriter | null
+      /** Absent from snapshots written before it was folded: no edit of the person's known. */
+      personEditPosition?: number
       journalWriter?: { tabId: string; windowLabel: string; position: number } | null
       /** Absent from snapshots written before sightings were folded: none known, as after a restart then. */
       sightings?: { key: string; position: number; revisionPosition: number; written: RecordedWrittenText | null }[]
@@ -466,6 +488,7 @@ export class DocumentState {
     state.saved = fields.saved
     state.divergence = fields.divergence ?? null
     state.lastWriter = fields.lastWriter ?? null
+    state.personEditPosition = fields.personEditPosition ?? 0
     state.journalWriter = fields.journalWriter ?? null
     for (const { key, position, revisionPosition, written } of fields.sightings ?? []) {
       ;(state.sightings ??= new Sightings()).note(key, { position, revisionPosition, ...(written ? { written: writtenTextOf(written) } : {}) })

@@ -81,7 +81,7 @@ export interface WriteResponse {
   readonly applied: true
   readonly durable: boolean
   readonly saved: boolean
-  readonly save_skipped?: 'untitled' | 'opt_out'
+  readonly save_skipped?: 'untitled' | 'opt_out' | 'person_unsaved'
   readonly save_error?: string
   readonly journaled?: Journaled
 }
@@ -240,13 +240,16 @@ export class FileCommands {
     const current = this.workspace.state.tabs.get(tab.tabId)
     if (!current) return { ...written, saved: false, save_error: 'the tab was closed before its save ran; nothing was written' }
     if (current.path === null) return { ...written, saved: false, save_skipped: 'untitled' }
+    // The person's own unsaved edits are theirs to save (checked again where the save takes its text).
+    if (await this.documentCommands.read(current.docId, (document) => document?.personEditsUnsaved === true)) return { ...written, saved: false, save_skipped: 'person_unsaved' }
     try {
       // Saved even when the text did not change: the file may hold something else by now (DOC.WRITE.5).
       // The save may have given the file its coherence identity (one more edit): the revision to write from next is
       // the saved one.
-      const { revision, journaled } = await this.persist(current, current.path, caller, { tool: 'document.write' })
+      const { revision, journaled } = await this.persist(current, current.path, caller, { tool: 'document.write', sparePersonEdits: true })
       return { ...written, revision, saved: true, journaled }
     } catch (error) {
+      if (error instanceof PersonEditsUnsaved) return { ...written, saved: false, save_skipped: 'person_unsaved' }
       if (!isQuireError(error)) throw error
       return { ...written, saved: false, save_error: error.message }
     }
@@ -261,7 +264,14 @@ export class FileCommands {
     tab: TabState,
     path: string,
     caller: Caller,
-    options: { exclusive?: boolean; approval?: Approval; tool: string; unchangedSince?: string },
+    options: {
+      exclusive?: boolean
+      approval?: Approval
+      tool: string
+      unchangedSince?: string
+      /** An assistant's write saving as it goes: not when the person has unsaved edits of their own (PersonEditsUnsaved). */
+      sparePersonEdits?: boolean
+    },
   ): Promise<{ revision: string; journaled: Journaled }> {
     const identified = await this.assignIdentity(tab, path, options.unchangedSince)
     // What the file will hold, and the revision it is, taken in the document's step: never a change applied ahead of
@@ -269,6 +279,7 @@ export class FileCommands {
     // written leaves it dirty.
     const { document, text, revision, revisionPosition, digest } = await this.documentCommands.read(tab.docId, (document) => {
       if (!document) throw new QuireError('INVALID_TAB', `tab ${tab.tabId} has no document`)
+      if (options.sparePersonEdits && document.personEditsUnsaved) throw new PersonEditsUnsaved()
       if (options.unchangedSince !== undefined && document.revision !== (identified ?? options.unchangedSince)) {
         // An adoption saves a file as it was read; an edit since (another assistant's write waiting for its own save)
         // must not be saved, nor captured, in its name.
@@ -467,3 +478,11 @@ export class FileCommands {
 
 /** The WYSIWYG editor's serialization of a Markdown text: what loading it into the editor and saving gives. */
 const throughEditor = (content: string): string => serializeMarkdown(parseMarkdown(normalizeLineEndings(content)))
+
+/**
+ * Raised at a write's save when the person has edits of their own that no save has written: an assistant's write does
+ * not save them behind the person's back (the write answers `saved: false`, `save_skipped: "person_unsaved"`).
+ */
+class PersonEditsUnsaved extends Error {
+  override name = 'PersonEditsUnsaved'
+}

@@ -64,6 +64,7 @@ describe('DOC.WRITE.SAVE_PERSON an assistant\'s save: true and the person\'s uns
     // The person saves: the file holds both, and the assistant's next write saves as usual.
     await server.quire.services.files.save(tabId, PERSON)
     expect(await readFile(path, 'utf8')).toBe('Title\n\nIntro, revised.\nA half-typed sent')
+    expect((await read(session, tabId)).content).toBe('Title\n\nIntro, revised.\nA half-typed sent')
     const next = ok(await session.call('document', { action: 'write', tabId, content: 'Title\n\nIntro, revised twice.\nA half-typed sent' }))
     expect(next).toMatchObject({ applied: true, saved: true })
     expect(await readFile(path, 'utf8')).toBe('Title\n\nIntro, revised twice.\nA half-typed sent')
