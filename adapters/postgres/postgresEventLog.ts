@@ -16,6 +16,7 @@ import type {
   StreamRange,
 } from '../../core/log/eventLog.js'
 import { assertExpectedVersion, NO_CONCURRENCY_CHECK } from '../../core/log/expectedVersion.js'
+import { addEventVersion, assertReadableBy, notCovered } from '../../core/log/eventVersions.js'
 import { GroupCommitter } from '../../core/log/groupCommit.js'
 import { isValidStreamName } from '../../core/log/keys.js'
 import { decodeChunk, encodeChunk, type StoredEvent } from '../../core/log/record.js'
@@ -57,6 +58,8 @@ interface EventRow {
   readonly stream: string
   readonly streamVersion: number
   readonly type: string
+  /** The event's schema version (in `record` too), for `event_versions`. */
+  readonly v: number
   readonly record: Buffer
 }
 
@@ -137,6 +140,8 @@ export class PostgresEventLog implements EventLog {
   private readonly headLoads = new Map<string, Promise<StreamHead>>()
   private readonly listeners = new Set<Listener>()
   private readonly quarantined = new Map<number, QuarantinedRecord>()
+  /** `event_versions` as far as this node knows: read on open, grown by its own commits (other nodes' growth it may repeat). */
+  private readonly recordedVersions: Map<string, number>
   private readonly committer: GroupCommitter<EventRow>
   private readonly lease: WriterLease
   private readonly instance = randomUUID()
@@ -180,8 +185,10 @@ export class PostgresEventLog implements EventLog {
     private readonly connectionString: string,
     readonly schema: string,
     lastPosition: number,
+    versions: ReadonlyMap<string, number>,
     private readonly options: PostgresEventLogOptions,
   ) {
+    this.recordedVersions = new Map(versions)
     this.sql = statements(quotedSchema(schema))
     this.leaseKey = `quire.writer:${schema}`
     this.channel = `quire.events:${schema}`
@@ -221,7 +228,11 @@ export class PostgresEventLog implements EventLog {
     )
   }
 
-  /** Opens the log in `options.schema` of the database at `connectionString`, creating or migrating its tables. */
+  /**
+   * Opens the log in `options.schema` of the database at `connectionString`, creating or migrating its tables.
+   * Refuses, with LogTooNewError, a log holding event types or versions `options.registry` cannot read, before it
+   * writes anything.
+   */
   static async open(connectionString: string, options: PostgresEventLogOptions): Promise<PostgresEventLog> {
     const schema = options.schema ?? 'quire'
     const s = quotedSchema(schema)
@@ -244,23 +255,44 @@ export class PostgresEventLog implements EventLog {
       } finally {
         migrator.release()
       }
+      const { rows: versionRows } = await pool.query<{ type: string; version: number }>(`SELECT type, version FROM ${s}.event_versions`)
+      const versions = new Map(versionRows.map(({ type, version }) => [type, version]))
+      assertReadableBy(versions, options.registry, `the log in PostgreSQL schema ${schema}`)
       const writer = await connect(connectionString, WRITER, connectTimeoutMs)
       clients.push(writer)
       const listener = await connect(connectionString, LISTENER, connectTimeoutMs)
       clients.push(listener)
       const { rows } = await pool.query<{ position: number }>(`SELECT position FROM ${s}.log_head`)
-      const log = new PostgresEventLog(pool, writer, listener, connectionString, schema, rows[0]!.position, options)
+      const log = new PostgresEventLog(pool, writer, listener, connectionString, schema, rows[0]!.position, versions, options)
       await log.listen(listener)
       // What other nodes committed before this node listened is read in now; what they commit later is notified.
       await log.syncTo((await pool.query<{ position: number }>(log.sql.head)).rows[0]!.position)
-      for (const row of (await pool.query<QuarantinedRecord>(`SELECT position, reason, bytes FROM ${s}.quarantine ORDER BY position`)).rows) {
-        log.quarantined.set(row.position, { position: row.position, reason: row.reason, bytes: row.bytes })
-      }
+      await log.loadQuarantineNotes()
       return log
     } catch (error) {
       await Promise.allSettled([...clients.map((client) => client.end()), pool.end()])
       throw error
     }
+  }
+
+  /**
+   * Reads the quarantine notes, judging each record again: a note stays while its record's bytes are damaged, and
+   * goes when this reader decodes the record, or when it was only a reader's judgement (an older Quire's notes on
+   * records it could not read): those must not be reported against a record a reader can decode.
+   */
+  private async loadQuarantineNotes(): Promise<void> {
+    const { rows: notes } = await this.pool.query<{ position: number }>(this.sql.quarantined)
+    if (notes.length === 0) return
+    const { rows } = await this.pool.query<StoredRow>(this.sql.rowsAt, [notes.map((note) => note.position)])
+    const damaged = new Set<number>()
+    for (const row of rows) {
+      const decoded = decodeRow(row, this.options.registry)
+      if ('event' in decoded || !decoded.damaged) continue
+      damaged.add(row.position)
+      this.quarantined.set(row.position, { position: row.position, reason: decoded.error, bytes: decoded.bytes })
+    }
+    const stale = notes.map((note) => note.position).filter((position) => !damaged.has(position))
+    if (stale.length > 0) await this.pool.query(this.sql.dropNotes, [stale])
   }
 
   get headPosition(): number {
@@ -356,7 +388,7 @@ export class PostgresEventLog implements EventLog {
         version++
         const stored: StoredEvent = { type: event.type, v: versions[index]![eventIndex]!, stream, streamVersion: version, at, actor: event.actor, data: event.data }
         recorded.push({ position, ...stored })
-        rows.push({ position, stream, streamVersion: version, type: event.type, record: asBuffer(encodeChunk([stored])) })
+        rows.push({ position, stream, streamVersion: version, type: event.type, v: stored.v, record: asBuffer(encodeChunk([stored])) })
         position++
       })
       results.push({ stream, events: recorded, head, version })
@@ -440,6 +472,7 @@ export class PostgresEventLog implements EventLog {
       stream,
       streamVersion,
       type,
+      v,
       record: asBuffer(encodeChunk([{ type, v, stream, streamVersion, at, actor, data }])),
     }))
     const before = [...heads.keys()].map((stream) => [stream, this.heads.get(stream)!] as const)
@@ -450,7 +483,8 @@ export class PostgresEventLog implements EventLog {
 
   /**
    * One batch as one statement, so one transaction and one COMMIT: it moves `log_head` from the batch's first
-   * position - 1 to its last and inserts the rows only if that move happened, and notifies other nodes on commit.
+   * position - 1 to its last and inserts the rows only if that move happened (with `event_versions` grown for the
+   * types at versions this node does not know recorded), and notifies other nodes on commit.
    * When the head was not where the batch expects it, either an earlier attempt of this very batch committed (its
    * answer was lost: the rows are there, byte for byte) or another writer took the positions.
    */
@@ -459,6 +493,8 @@ export class PostgresEventLog implements EventLog {
     const last = rows[rows.length - 1]!.position
     const heads = new Map<string, { version: number; position: number }>()
     for (const row of rows) heads.set(row.stream, { version: row.streamVersion, position: row.position })
+    const grown = new Map<string, number>()
+    for (const row of rows) if ((this.recordedVersions.get(row.type) ?? 0) < row.v) addEventVersion(grown, row.type, row.v)
     const client = await this.writerConnection(true)
     // A named statement: parsed and planned once per writer connection, not once per batch (about a sixth of a
     // 64-row batch's time in PostgreSQL).
@@ -475,12 +511,17 @@ export class PostgresEventLog implements EventLog {
       [...heads.values()].map((head) => head.position),
       this.channel,
       `${this.instance} ${last}`,
+      [...grown.keys()],
+      [...grown.values()],
     ])
-    if (outcome!.moved) return
+    const committed = () => {
+      for (const [type, v] of grown) addEventVersion(this.recordedVersions, type, v)
+    }
+    if (outcome!.moved) return committed()
     if (outcome!.previous >= last) {
       const { rows: found } = await client.query<{ position: number; record: Buffer }>(this.sql.recordsAt, [[first, last]])
       const landed = (position: number, record: Buffer) => found.some((row) => row.position === position && row.record.equals(record))
-      if (landed(first, rows[0]!.record) && landed(last, rows[rows.length - 1]!.record)) return
+      if (landed(first, rows[0]!.record) && landed(last, rows[rows.length - 1]!.record)) return committed()
     }
     throw new PositionsTakenError(first, last, outcome!.previous)
   }
@@ -826,14 +867,19 @@ export class PostgresEventLog implements EventLog {
   private decodeRow(row: StoredRow): RecordedEvent | undefined {
     const decoded = decodeRow(row, this.options.registry)
     if ('event' in decoded) return decoded.event
-    this.quarantine(row.position, decoded.error, decoded.bytes)
+    this.quarantine(row.position, decoded.error, decoded.bytes, decoded.damaged)
     return undefined
   }
 
-  private quarantine(position: number, reason: string, bytes: number): void {
+  /**
+   * Reports a record this node cannot decode. Damaged bytes are damaged for every reader: noted in `quarantine` too.
+   * Anything else (a type, version or payload this registry refuses) is this reader's judgement, not a fact of the
+   * record: reported by this instance only, never noted where another node would take it for the record's.
+   */
+  private quarantine(position: number, reason: string, bytes: number, damaged: boolean): void {
     if (this.quarantined.has(position)) return
     this.quarantined.set(position, { position, reason, bytes })
-    if (this.released) return
+    if (this.released || !damaged) return
     // The note is a report, not part of the log: losing it only means finding the damage again.
     const note = this.pool.query(this.sql.quarantine, [position, reason, bytes]).catch(() => {})
     this.noteWrites.add(note)
@@ -915,6 +961,8 @@ export class PostgresEventLog implements EventLog {
     const lastOfStream = new Map<string, { version: number; position: number }>()
     /** Each stream's last event this node counts durable, what its in-memory head must be. */
     const lastKnown = new Map<string, { version: number; position: number }>()
+    /** The newest version of each type the records hold, with a position holding it. */
+    const held = new Map<string, { v: number; position: number }>()
     let expected = 1
     let events = 0
     let cursor = 0
@@ -933,9 +981,11 @@ export class PostgresEventLog implements EventLog {
         const decoded = decodeRow(row, this.options.registry)
         if ('event' in decoded) {
           events++
+          const { type, v } = decoded.event
+          if ((held.get(type)?.v ?? 0) < v) held.set(type, { v, position: row.position })
         } else {
-          problems.push(`record at position ${row.position} is damaged: ${decoded.error}`)
-          this.quarantine(row.position, decoded.error, decoded.bytes)
+          problems.push(`record at position ${row.position} ${decoded.damaged ? 'is damaged' : 'cannot be read'}: ${decoded.error}`)
+          this.quarantine(row.position, decoded.error, decoded.bytes, decoded.damaged)
         }
       }
       if (rows.length < PAGE) break
@@ -951,6 +1001,12 @@ export class PostgresEventLog implements EventLog {
       if (!last || row.version !== last.version || row.position !== last.position) {
         problems.push(`streams row of ${row.stream} says version ${row.version} at ${row.position}, log says ${last?.version ?? 0} at ${last?.position ?? 0}`)
       }
+    }
+    const { rows: versionRows } = await client.query<{ type: string; version: number }>(this.sql.eventVersions)
+    const recorded = new Map(versionRows.map(({ type, version }) => [type, version]))
+    for (const [type, { v, position }] of held) {
+      const uncovered = notCovered(recorded, type, v, position)
+      if (uncovered) problems.push(uncovered)
     }
     const tabled = new Set(streamRows.map((row) => row.stream))
     for (const stream of lastOfStream.keys()) if (!tabled.has(stream)) problems.push(`${stream} has events but no streams row`)
@@ -1006,25 +1062,31 @@ export class PositionsTakenError extends Error {
   }
 }
 
-/** The event a row holds, upcast by `registry`, or why it cannot be had. */
-function decodeRow(row: StoredRow, registry: EventRegistry): { readonly event: RecordedEvent } | { readonly error: string; readonly bytes: number } {
+/**
+ * The event a row holds, upcast by `registry`, or why it cannot be had: `damaged` when the bytes are not what was
+ * written (for every reader), not when only this registry cannot read them.
+ */
+function decodeRow(
+  row: StoredRow,
+  registry: EventRegistry,
+): { readonly event: RecordedEvent } | { readonly error: string; readonly bytes: number; readonly damaged: boolean } {
   let entries
   try {
     entries = decodeChunk(row.record)
   } catch (error) {
-    return { error: (error as Error).message, bytes: row.record.length }
+    return { error: (error as Error).message, bytes: row.record.length, damaged: true }
   }
   const entry = entries[0]
-  if (entries.length !== 1 || !entry) return { error: `the record holds ${entries.length} events, not one`, bytes: row.record.length }
+  if (entries.length !== 1 || !entry) return { error: `the record holds ${entries.length} events, not one`, bytes: row.record.length, damaged: true }
   if ('error' in entry) return entry
   const stored = entry.event
   if (stored.stream !== row.stream || stored.streamVersion !== row.stream_version) {
-    return { error: `the record says ${stored.stream} version ${stored.streamVersion}, its row ${row.stream} version ${row.stream_version}`, bytes: entry.bytes }
+    return { error: `the record says ${stored.stream} version ${stored.streamVersion}, its row ${row.stream} version ${row.stream_version}`, bytes: entry.bytes, damaged: true }
   }
   try {
     return { event: { position: row.position, ...stored, data: registry.read(stored.type, stored.v, stored.data) } }
   } catch (error) {
-    return { error: (error as Error).message, bytes: entry.bytes }
+    return { error: (error as Error).message, bytes: entry.bytes, damaged: false }
   }
 }
 
@@ -1076,11 +1138,17 @@ function statements(s: string) {
         SELECT * FROM unnest($8::text[], $9::bigint[], $10::bigint[])
         WHERE EXISTS (SELECT 1 FROM moved)
         ON CONFLICT (stream) DO UPDATE SET version = excluded.version, position = excluded.position
+      ), versions AS (
+        INSERT INTO ${s}.event_versions (type, version)
+        SELECT * FROM unnest($13::text[], $14::integer[])
+        WHERE EXISTS (SELECT 1 FROM moved)
+        ON CONFLICT (type) DO UPDATE SET version = GREATEST(${s}.event_versions.version, excluded.version)
       )
       SELECT EXISTS (SELECT 1 FROM moved) AS moved,
              (SELECT position FROM ${s}.log_head) AS previous,
              CASE WHEN EXISTS (SELECT 1 FROM moved) THEN pg_notify($11, $12) END AS notified`,
     recordsAt: `SELECT position, record FROM ${s}.events WHERE position = ANY($1::bigint[])`,
+    rowsAt: `SELECT position, stream, stream_version, record FROM ${s}.events WHERE position = ANY($1::bigint[])`,
     // The streams whose rows go; each gets back the head its remaining events give it, or goes when none remain.
     removeAfter: `
       WITH removed AS (
@@ -1110,6 +1178,9 @@ function statements(s: string) {
       WHERE stream = $1 AND position <= $2 ORDER BY stream_version DESC LIMIT 1`,
     streams: `SELECT stream, version, position FROM ${s}.streams WHERE starts_with(stream, $1)`,
     quarantine: `INSERT INTO ${s}.quarantine (position, reason, bytes) VALUES ($1, $2, $3) ON CONFLICT (position) DO NOTHING`,
+    quarantined: `SELECT position FROM ${s}.quarantine ORDER BY position`,
+    dropNotes: `DELETE FROM ${s}.quarantine WHERE position = ANY($1::bigint[])`,
+    eventVersions: `SELECT type, version FROM ${s}.event_versions`,
     saveSnapshot: `
       INSERT INTO ${s}.snapshots (projection, key, position, payload) VALUES ($1, $2, $3, $4)
       ON CONFLICT (projection, key) DO UPDATE SET position = excluded.position, payload = excluded.payload`,

@@ -1,4 +1,6 @@
 import type pg from 'pg'
+import { addEventVersion } from '../../core/log/eventVersions.js'
+import { decodeChunk } from '../../core/log/record.js'
 
 /**
  * The log's tables in one PostgreSQL schema, and the migrations that create them. `migrate` runs on every open: it
@@ -14,11 +16,21 @@ import type pg from 'pg'
  *   streams(stream, version, position)                       each stream's head, written with its events
  *   log_head(position)                                       one row: the last position written (the writers' guard)
  *   snapshots(projection, key, position, payload)            projection snapshots (derived data)
- *   quarantine(position, reason, bytes)                      records found undecodable (a report, not the log)
+ *   quarantine(position, reason, bytes)                      records whose bytes are damaged (a report, not the log)
+ *   event_versions(type, version)                            the newest schema version of each event type the log
+ *                                                             holds (core/log/eventVersions.ts), grown in the
+ *                                                             statement that writes the first event holding it
  */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
-const MIGRATIONS: readonly { readonly version: number; readonly statements: (schema: string) => readonly string[] }[] = [
+interface Migration {
+  readonly version: number
+  readonly statements: (schema: string) => readonly string[]
+  /** Run after the statements, in the same transaction: to fill what they created from what the log holds. */
+  readonly fill?: (client: pg.ClientBase, schema: string) => Promise<void>
+}
+
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     statements: (s) => [
@@ -54,7 +66,38 @@ const MIGRATIONS: readonly { readonly version: number; readonly statements: (sch
       )`,
     ],
   },
+  {
+    version: 2,
+    statements: (s) => [
+      `CREATE TABLE ${s}.event_versions (
+        type text PRIMARY KEY,
+        version integer NOT NULL CHECK (version > 0)
+      )`,
+    ],
+    fill: fillEventVersions,
+  },
 ]
+
+/**
+ * Fills `event_versions` of a log kept before the table, reading every record once (nodes of that Quire that still
+ * append meanwhile write only what this one reads). Damaged records are left out: what they hold cannot be known.
+ */
+async function fillEventVersions(client: pg.ClientBase, s: string): Promise<void> {
+  const versions = new Map<string, number>()
+  for (let after = 0; ; ) {
+    const { rows } = await client.query<{ position: string; record: Buffer }>(`SELECT position, record FROM ${s}.events WHERE position > $1 ORDER BY position LIMIT 1000`, [after])
+    for (const { record } of rows) {
+      try {
+        for (const entry of decodeChunk(record)) if ('event' in entry) addEventVersion(versions, entry.event.type, entry.event.v)
+      } catch {
+        // Damaged framing: left out.
+      }
+    }
+    if (rows.length < 1000) break
+    after = Number(rows[rows.length - 1]!.position)
+  }
+  await client.query(`INSERT INTO ${s}.event_versions (type, version) SELECT * FROM unnest($1::text[], $2::integer[])`, [[...versions.keys()], [...versions.values()]])
+}
 
 /** Schema names Quire accepts: plain lower-case identifiers, short enough to prefix a notification channel. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/
@@ -94,6 +137,7 @@ export async function migrate(client: pg.ClientBase, schema: string): Promise<vo
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue
       for (const statement of migration.statements(s)) await client.query(statement)
+      await migration.fill?.(client, s)
       await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [migration.version])
     }
     await client.query('COMMIT')

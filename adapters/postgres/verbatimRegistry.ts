@@ -22,4 +22,8 @@ export class VerbatimRegistry extends EventRegistry {
   override has(type: string): boolean {
     return this.known.has(type)
   }
+
+  override readsUpTo(type: string): number | undefined {
+    return this.known.readsUpTo(type)
+  }
 }

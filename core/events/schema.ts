@@ -3,7 +3,8 @@ import type { z } from 'zod'
 /**
  * Versioned event schemas. Each event type has a current schema version, a zod schema for that version, and
  * upcasters that lift older stored payloads to the current shape, so old logs replay under new code. A payload that
- * fails its schema on read is quarantined by the store (never a crash); on append it is a programming error.
+ * fails its schema on read is quarantined by the store (never a crash); on append it is a programming error. A log
+ * holding a type or a version newer than the registry knows is not opened at all (core/log/eventVersions.ts).
  */
 export interface EventDefinition<Type extends string = string, Schema extends z.ZodType = z.ZodType> {
   readonly type: Type
@@ -34,7 +35,10 @@ export class EventSchemaError extends Error {
   override name = 'EventSchemaError'
 }
 
-/** The set of event types a store accepts. Unknown types are refused on append and quarantined on read. */
+/**
+ * The set of event types a store accepts. Unknown types are refused on append; a store refuses to open a log that
+ * holds a type or version its registry cannot read (core/log/eventVersions.ts).
+ */
 export class EventRegistry {
   private readonly definitions = new Map<string, EventDefinition>()
 
@@ -74,5 +78,10 @@ export class EventRegistry {
 
   has(type: string): boolean {
     return this.definitions.has(type)
+  }
+
+  /** The newest schema version of `type` this registry reads (the one it writes), or undefined for a type it does not know. */
+  readsUpTo(type: string): number | undefined {
+    return this.definitions.get(type)?.version
   }
 }

@@ -39,6 +39,35 @@ export class DataDirLockedError extends EventStoreError {
   }
 }
 
+/** An event type, at a schema version, that a log holds and the reader's registry cannot read. */
+export interface UnreadableEvents {
+  readonly type: string
+  readonly v: number
+  /** The newest version of `type` the reader reads; undefined when it does not know the type at all. */
+  readonly readsUpTo: number | undefined
+}
+
+/**
+ * The log holds events this Quire cannot read (a newer Quire wrote them), so it was not opened: reading on would skip
+ * them and writing on would build on a log this Quire does not know whole. Nothing in the log was changed.
+ */
+export class LogTooNewError extends EventStoreError {
+  constructor(
+    /** Where the log is, as the message names it (`the log in DIR`). */
+    readonly log: string,
+    readonly unreadable: readonly UnreadableEvents[],
+  ) {
+    const what = unreadable.map(({ type, v, readsUpTo }) =>
+      `${type} v${v} (${readsUpTo === undefined ? 'a type this Quire does not know' : `this Quire reads up to v${readsUpTo}`})`,
+    )
+    super(
+      'LOG_TOO_NEW',
+      `${log} holds ${what.join(', ')}, written by a newer Quire, so this one does not open it (nothing in it was changed): ` +
+        'go on with that newer Quire, or restore a backup taken before the upgrade (README: "Going back to an older Quire")',
+    )
+  }
+}
+
 /** The store was closed (or never opened) when an operation was attempted. */
 export class StoreClosedError extends EventStoreError {
   constructor() {

@@ -84,13 +84,19 @@ export interface EventLog {
   /** Deletes every snapshot of `projection`. */
   clearSnapshots(projection: string): Promise<void>
 
-  /** Every record found undecodable so far, in position order; kept across restarts. */
+  /**
+   * Every record this instance found it cannot decode, in position order. A record whose bytes are damaged is noted
+   * in the log and reported from the next open on, before it is read again; one this reader's registry cannot read
+   * (a payload its schema refuses) is this reader's judgement, reported by this instance only. A note never hides a
+   * record: each open judges the noted records again and drops the notes of those it decodes.
+   */
   quarantinedRecords(): readonly QuarantinedRecord[]
 
   /**
    * Checks the log's own invariants against what is stored, after waiting for pending appends: positions gap-free
    * from 1 to the durable head, per-stream versions contiguous from 1, every stream head at its stream's last
-   * event, no damaged records. Reads the whole log.
+   * event, no damaged records, every record readable by this registry and within the log's event versions record.
+   * Reads the whole log.
    */
   checkIntegrity(): Promise<IntegrityReport>
 

@@ -7,6 +7,17 @@ import * as decoding from 'lib0/decoding'
 import type { EventRegistry } from '../events/schema.js'
 import { settlesWithin } from '../deadline.js'
 import { DataDirLockedError, InvalidAppendError, StoreClosedError, type JournalWriteError } from './errors.js'
+import {
+  addEventVersion,
+  assertReadableBy,
+  decodeEventVersions,
+  encodeEventVersions,
+  NO_EVENT_VERSIONS,
+  notCovered,
+  withEventVersion,
+  type EventVersions,
+} from './eventVersions.js'
+import { readEventVersionsFile, writeEventVersionsFile } from './eventVersionsFile.js'
 import type {
   AppendedBatch,
   AppendedStream,
@@ -24,7 +35,7 @@ import type {
 import { assertExpectedVersion, NO_CONCURRENCY_CHECK } from './expectedVersion.js'
 import { GroupCommitter, type BatchOperation } from './groupCommit.js'
 import * as keys from './keys.js'
-import { decodeChunk, encodeChunk, RecordDecodeError, varUintSize, writeVarUintAt, type StoredEvent } from './record.js'
+import { decodeChunk, encodeChunk, RecordDecodeError, varUintSize, writeVarUintAt, type ChunkEntry, type StoredEvent } from './record.js'
 import { probeSpace } from './spaceProbe.js'
 
 
@@ -87,7 +98,9 @@ const PAGE = 1024
  * since LevelDB refuses every later write once one synced write failed, it reopens its database before the next
  * one, first removing anything a failed write may have left past the durable head.
  *
- * Exactly one process may open a data directory (LevelDB's lock); the second gets DataDirLockedError.
+ * Exactly one process may open a data directory (LevelDB's lock); the second gets DataDirLockedError. A Quire whose
+ * registry cannot read every event type and version the log holds gets LogTooNewError, before anything is written
+ * (eventVersions.ts, eventVersionsFile.ts).
  */
 export class EventStore implements EventLog {
   private readonly heads = new Map<string, StreamHead>()
@@ -108,18 +121,27 @@ export class EventStore implements EventLog {
   private closing: Promise<void> | undefined
   /** The database is (being) closed for good: no more reads. */
   private released = false
+  /** The event versions record as the durable appends left it. */
+  private recordedVersions: EventVersions
+  /** The record as each pending append that grows it leaves it, oldest first. */
+  private pendingVersions: { readonly lastPosition: number; readonly versions: EventVersions }[] = []
 
   private constructor(
     private db: Database,
     readonly location: string,
     lastPosition: number,
+    versions: EventVersions,
     private readonly options: EventStoreOptions,
   ) {
     this.nextPosition = lastPosition + 1
     this.durablePosition = lastPosition
+    this.recordedVersions = versions
     // A chained batch: abstract-level's array form clones and re-validates every operation, which costs more CPU
     // than the fsync itself once many appenders share a batch.
-    const write = (operations: readonly BatchOperation[]) => {
+    const write = async (operations: readonly BatchOperation[]) => {
+      const versions = lastVersionsPut(operations)
+      // The file first, so that it is never behind the log.
+      if (versions) await writeEventVersionsFile(this.logDirectory, versions)
       const batch = this.db.batch()
       for (const operation of operations) batch.put(operation.key, operation.value)
       return batch.write({ sync: true })
@@ -144,12 +166,22 @@ export class EventStore implements EventLog {
     )
   }
 
-  /** Opens (creating if needed) the log in `directory`. */
+  /**
+   * Opens (creating if needed) the log in `directory`. Refuses, with LogTooNewError, a log holding event types or
+   * versions `options.registry` cannot read: from the record's file copy before the database is opened, so nothing
+   * in the directory changes; or, when the copy is missing, from the record in the log, before anything is written.
+   * A log kept before it had the record is read whole once to build it (a few seconds per million events).
+   */
   static async open(directory: string, options: EventStoreOptions): Promise<EventStore> {
     await mkdir(directory, { recursive: true })
+    const where = `the log in ${directory}`
+    const logDirectory = join(directory, 'log')
+    const copy = await readEventVersionsFile(logDirectory)
+    const copied = copy && decodeEventVersions(copy)
+    if (copied) assertReadableBy(copied, options.registry, where)
     let db: Database
     try {
-      db = await openDatabase(join(directory, 'log'))
+      db = await openDatabase(logDirectory)
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause
       if (cause?.code === 'LEVEL_LOCKED') {
@@ -157,15 +189,59 @@ export class EventStore implements EventLog {
       }
       throw error
     }
-    await writeFile(join(directory, 'owner.pid'), `${process.pid}\n`)
-    const lastPosition = await findLastPosition(db)
-    const store = new EventStore(db, directory, lastPosition, options)
-    for await (const [key, value] of db.iterator({ gte: keys.quarantineKey(0), lt: keys.QUARANTINE_END })) {
-      const note = JSON.parse(new TextDecoder().decode(value)) as { reason: string; bytes: number }
-      const position = keys.positionOfQuarantineKey(key)
-      store.quarantined.set(position, { position, ...note })
+    let lastPosition: number
+    let versions: EventVersions
+    try {
+      lastPosition = await findLastPosition(db)
+      const recorded = await readEventVersions(db, lastPosition)
+      versions = recorded.versions
+      assertReadableBy(versions, options.registry, where)
+      const bytes = encodeEventVersions(versions)
+      if (recorded.built) await db.put(keys.EVENT_VERSIONS_KEY, bytes, { sync: true })
+      if ((copy !== undefined || versions.size > 0) && !sameBytes(copy, bytes)) await writeEventVersionsFile(logDirectory, bytes)
+    } catch (error) {
+      await db.close()
+      throw error
     }
+    await writeFile(join(directory, 'owner.pid'), `${process.pid}\n`)
+    const store = new EventStore(db, directory, lastPosition, versions, options)
+    await store.loadQuarantineNotes()
     return store
+  }
+
+  private get logDirectory(): string {
+    return join(this.location, 'log')
+  }
+
+  /**
+   * Reads the quarantine notes in the log, judging each record again: a note stays while its record's bytes are
+   * damaged, and goes when this reader decodes the record, or when the note was only a reader's judgement (an older
+   * Quire's notes on records it could not read): those must not hide a record from a reader that can.
+   */
+  private async loadQuarantineNotes(): Promise<void> {
+    const stale: Uint8Array[] = []
+    for await (const key of this.db.keys({ gte: keys.quarantineKey(0), lt: keys.QUARANTINE_END })) {
+      const position = keys.positionOfQuarantineKey(key)
+      const damage = await this.damageAt(position)
+      if (damage) this.quarantined.set(position, { position, ...damage })
+      else stale.push(key)
+    }
+    if (stale.length > 0) await this.db.batch(stale.map((key) => ({ type: 'del' as const, key })))
+  }
+
+  /** Why the record at `position` is damaged, or undefined when it is not (or is not in the log). */
+  private async damageAt(position: number): Promise<{ reason: string; bytes: number } | undefined> {
+    for await (const [key, chunk] of this.db.iterator({ gte: keys.eventKey(0), lte: keys.eventKey(position), reverse: true, limit: 1 })) {
+      let entries: ChunkEntry[]
+      try {
+        entries = decodeChunk(chunk)
+      } catch (error) {
+        return { reason: (error as Error).message, bytes: chunk.length }
+      }
+      const entry = entries[position - keys.positionOfEventKey(key)]
+      return entry && 'error' in entry && entry.damaged ? { reason: entry.error, bytes: entry.bytes } : undefined
+    }
+    return undefined
   }
 
   get headPosition(): number {
@@ -268,12 +344,15 @@ export class EventStore implements EventLog {
     const results: { stream: string; events: RecordedEvent[]; head: StreamHead; version: number }[] = []
     const firstPosition = this.nextPosition
     let position = firstPosition
+    const versionsBefore = this.pendingVersions.at(-1)?.versions ?? this.recordedVersions
+    let versions = versionsBefore
     for (const { stream, events } of appends) {
       const head = this.heads.get(stream)!
       const recorded: RecordedEvent[] = []
       let version = head.version
       for (const event of events) {
         const v = this.options.registry.prepare(event.type, event.data)
+        versions = withEventVersion(versions, event.type, v) ?? versions
         version++
         recorded.push({ position, stream, streamVersion: version, type: event.type, v, at, actor: event.actor, data: event.data })
         position++
@@ -286,6 +365,8 @@ export class EventStore implements EventLog {
       if (head.version === 0) operations.push({ type: 'put', key: keys.streamMarkerKey(stream), value: EMPTY })
       results.push({ stream, events: recorded, head, version })
     }
+    // The append that first holds a type at a version grows the record in its own batch.
+    if (versions !== versionsBefore) operations.push({ type: 'put', key: keys.EVENT_VERSIONS_KEY, value: encodeEventVersions(versions) })
 
     // Everything below is synchronous: no other append can interleave between the checks above and this point.
     for (const { stream, events, version } of results) {
@@ -293,6 +374,7 @@ export class EventStore implements EventLog {
       for (const event of events) this.undelivered.push(event)
     }
     this.unsettled.push({ lastPosition: position - 1, before: results.map(({ stream, head }) => [stream, head] as const) })
+    if (versions !== versionsBefore) this.pendingVersions.push({ lastPosition: position - 1, versions })
     this.nextPosition = position
     // Shared by the appends that go out in the same write; a caller may drop it (the committer handles a rejection).
     const durable = this.committer.append(operations, firstPosition, position - 1)
@@ -306,6 +388,9 @@ export class EventStore implements EventLog {
 
   private committed(lastPosition: number): void {
     this.durablePosition = lastPosition
+    while (this.pendingVersions.length > 0 && this.pendingVersions[0]!.lastPosition <= lastPosition) {
+      this.recordedVersions = this.pendingVersions.shift()!.versions
+    }
     let settled = 0
     while (settled < this.unsettled.length && this.unsettled[settled]!.lastPosition <= lastPosition) settled++
     this.unsettled.splice(0, settled)
@@ -322,6 +407,7 @@ export class EventStore implements EventLog {
       for (const [stream, head] of this.unsettled[i]!.before) this.heads.set(stream, head)
     }
     this.unsettled = []
+    this.pendingVersions = []
     this.undelivered = this.undelivered.filter((event) => event.position < firstPosition)
     this.nextPosition = firstPosition
     // Reopen now rather than at the next write: what a failed write left on disk goes before anyone reads it, and
@@ -350,8 +436,11 @@ export class EventStore implements EventLog {
     await this.db.close()
     const db = await openDatabase(location)
     try {
+      // A failed batch that reached the disk after all may have grown the record too: it goes back to the durable one.
+      const recorded = encodeEventVersions(this.recordedVersions)
       const leftovers = await leftoversAfter(db, this.durablePosition)
-      if (leftovers.length > 0) await db.batch(leftovers, { sync: true })
+      await db.batch([...leftovers, { type: 'put', key: keys.EVENT_VERSIONS_KEY, value: recorded }], { sync: true })
+      await writeEventVersionsFile(location, recorded)
     } catch (error) {
       await db.close()
       throw error
@@ -500,15 +589,14 @@ export class EventStore implements EventLog {
     try {
       entries = decodeChunk(chunk)
     } catch (error) {
-      this.quarantine(first, (error as RecordDecodeError).message, chunk.length)
+      this.quarantine(first, (error as RecordDecodeError).message, chunk.length, true)
       return []
     }
     const events: RecordedEvent[] = []
     entries.forEach((entry, index) => {
       const position = first + index
-      if (this.quarantined.has(position)) return
       if ('error' in entry) {
-        this.quarantine(position, entry.error, entry.bytes)
+        this.quarantine(position, entry.error, entry.bytes, entry.damaged)
         return
       }
       const event = this.upcast(position, entry.event, entry.bytes)
@@ -522,14 +610,21 @@ export class EventStore implements EventLog {
       const data = this.options.registry.read(stored.type, stored.v, stored.data)
       return { position, ...stored, data }
     } catch (error) {
-      this.quarantine(position, (error as Error).message, bytes)
+      this.quarantine(position, (error as Error).message, bytes, false)
       return undefined
     }
   }
 
-  private quarantine(position: number, reason: string, bytes: number): void {
-    const note: QuarantinedRecord = { position, reason, bytes }
-    this.quarantined.set(position, note)
+  /**
+   * Reports a record this store cannot decode. Damaged bytes are damaged for every reader: noted in the log too, so
+   * the next process reports them before it reads. Anything else (a type, version or payload this registry
+   * refuses, a record format this decoder does not know) is this reader's judgement, not a fact of the record, so it
+   * is reported by this instance only and never hides the record from a reader that can decode it.
+   */
+  private quarantine(position: number, reason: string, bytes: number, damaged: boolean): void {
+    if (this.quarantined.has(position)) return
+    this.quarantined.set(position, { position, reason, bytes })
+    if (!damaged) return
     const value = new TextEncoder().encode(JSON.stringify({ reason, bytes }))
     // The note is a report, not part of the log: losing it (a crash, a full disk) only means finding the damage again.
     this.db.put(keys.quarantineKey(position), value).catch(() => {})
@@ -591,6 +686,8 @@ export class EventStore implements EventLog {
     await this.flush()
     const problems: string[] = []
     const lastOfStream = new Map<string, { version: number; position: number }>()
+    /** The newest version of each type the records hold, with a position holding it. */
+    const held = new Map<string, { v: number; position: number }>()
     let expected = 1
     let events = 0
     for await (const [key, chunk] of this.scan({ gte: keys.eventKey(0), lt: keys.EVENTS_END })) {
@@ -601,7 +698,7 @@ export class EventStore implements EventLog {
         entries = decodeChunk(chunk)
       } catch (error) {
         problems.push(`chunk at position ${first} is damaged: ${(error as Error).message}`)
-        this.quarantine(first, (error as Error).message, chunk.length)
+        this.quarantine(first, (error as Error).message, chunk.length, true)
         expected = first + 1
         continue
       }
@@ -609,12 +706,17 @@ export class EventStore implements EventLog {
       entries.forEach((entry, index) => {
         const position = first + index
         if ('error' in entry) {
-          problems.push(`record at position ${position} is damaged: ${entry.error}`)
-          this.quarantine(position, entry.error, entry.bytes)
+          problems.push(`record at position ${position} ${entry.damaged ? 'is damaged' : 'cannot be read'}: ${entry.error}`)
+          this.quarantine(position, entry.error, entry.bytes, entry.damaged)
           return
         }
+        const { stream, streamVersion, type, v } = entry.event
+        // Read as readAll reads it: a record this registry cannot read is quarantined for this reader.
+        if (!this.upcast(position, entry.event, entry.bytes)) {
+          problems.push(`record at position ${position} cannot be read: ${this.quarantined.get(position)?.reason}`)
+        }
+        if ((held.get(type)?.v ?? 0) < v) held.set(type, { v, position })
         events++
-        const { stream, streamVersion } = entry.event
         if (streamOfChunk !== undefined && streamOfChunk !== stream) problems.push(`chunk at ${first} mixes streams`)
         streamOfChunk = stream
         const previous = lastOfStream.get(stream)
@@ -645,6 +747,13 @@ export class EventStore implements EventLog {
       lastOfStream.delete(stream)
     }
     for (const stream of lastOfStream.keys()) problems.push(`${stream} has events but no existence marker`)
+    // Read after the records: it only grows, so it covers every record read before it.
+    const record = await this.get(keys.EVENT_VERSIONS_KEY)
+    const recorded = (record && decodeEventVersions(record)) ?? NO_EVENT_VERSIONS
+    for (const [type, { v, position }] of held) {
+      const uncovered = notCovered(recorded, type, v, position)
+      if (uncovered) problems.push(uncovered)
+    }
     return { events, streams, head: this.durablePosition, problems, quarantined: this.quarantinedRecords() }
   }
 
@@ -764,6 +873,38 @@ async function findLastPosition(db: Database): Promise<number> {
 }
 
 const EMPTY = new Uint8Array(0)
+
+/** The value of the last put of the event versions record among `operations` (the newest), if any. */
+function lastVersionsPut(operations: readonly BatchOperation[]): Uint8Array | undefined {
+  for (let i = operations.length - 1; i >= 0; i--) if (operations[i]!.key === keys.EVENT_VERSIONS_KEY) return operations[i]!.value
+  return undefined
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
+  return a !== undefined && Buffer.compare(a, b) === 0
+}
+
+/**
+ * The log's event versions record, and whether it was built now: a log kept before it had one (or whose record is
+ * damaged) is read whole once to build it.
+ */
+async function readEventVersions(db: Database, lastPosition: number): Promise<{ versions: EventVersions; built: boolean }> {
+  const stored = await db.get(keys.EVENT_VERSIONS_KEY)
+  const decoded = stored && decodeEventVersions(stored)
+  if (decoded) return { versions: decoded, built: false }
+  if (lastPosition === 0) return { versions: NO_EVENT_VERSIONS, built: false }
+  const versions = new Map<string, number>()
+  for await (const [, chunk] of db.iterator({ gte: keys.eventKey(0), lt: keys.EVENTS_END })) {
+    let entries: ChunkEntry[]
+    try {
+      entries = decodeChunk(chunk)
+    } catch {
+      continue
+    }
+    for (const entry of entries) if ('event' in entry) addEventVersion(versions, entry.event.type, entry.event.v)
+  }
+  return { versions, built: true }
+}
 
 /** Two varUints in a fresh array: the stream index value (first position, count). */
 function varUints(a: number, b: number): Uint8Array {

@@ -7,7 +7,9 @@
  *                                  varUint position of its first event, varUint count
  *   h <stream>                   → marks that the stream exists (written once, by its first append); the head is
  *                                  read from the stream's last index entry
- *   q <position>                 → quarantine note for a record that failed to decode
+ *   q <position>                 → quarantine note for a record whose bytes are damaged
+ *   v                            → the event versions record (eventVersions.ts): the newest schema version of each
+ *                                  event type the log holds, grown in the batch of the append that first holds it
  *   p <name> 00 <key>            → a projection snapshot (see snapshots in eventStore.ts)
  */
 
@@ -16,6 +18,7 @@ const STREAM_INDEX = 0x73 // 's'
 const STREAM_MARKER = 0x68 // 'h'
 const QUARANTINE = 0x71 // 'q'
 const SNAPSHOT = 0x70 // 'p'
+const EVENT_VERSIONS = 0x76 // 'v'
 
 const utf8 = new TextEncoder()
 /** Encoded stream names, so a busy stream's name is not re-encoded on every append. */
@@ -109,6 +112,9 @@ export function streamMarkerRange(prefix: string): { gte: Uint8Array; lt: Uint8A
 export const quarantineKey = (position: number): Uint8Array => tagged(QUARANTINE, position)
 export const QUARANTINE_END = Uint8Array.of(QUARANTINE + 1)
 export const positionOfQuarantineKey = (key: Uint8Array): number => readU64(key, 1)
+
+/** The one key of the event versions record; operations compare it by identity. */
+export const EVENT_VERSIONS_KEY = Uint8Array.of(EVENT_VERSIONS)
 
 export const snapshotKey = (projection: string, key: string): Uint8Array =>
   named(SNAPSHOT, projection, utf8.encode(key))

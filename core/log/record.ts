@@ -201,8 +201,14 @@ export function writeVarUintAt(target: Uint8Array, offset: number, value: number
   return offset
 }
 
-/** One slot of a decoded chunk: the event, or why its record could not be decoded. */
-export type ChunkEntry = { readonly event: StoredEvent; readonly bytes: number } | { readonly error: string; readonly bytes: number }
+/**
+ * One slot of a decoded chunk: the event, or why its record could not be decoded. `damaged` when its bytes are not
+ * the ones written (the checksum does not match): so for every reader. A record whose bytes are intact but that this
+ * decoder does not understand (a record format or actor kind of a later Quire) is not damaged.
+ */
+export type ChunkEntry =
+  | { readonly event: StoredEvent; readonly bytes: number }
+  | { readonly error: string; readonly bytes: number; readonly damaged: boolean }
 
 /**
  * Splits a chunk into its records and decodes each. Throws RecordDecodeError only when the framing itself is
@@ -230,11 +236,11 @@ export function decodeChunk(chunk: Uint8Array): ChunkEntry[] {
   return frames.map(({ length, crc }) => {
     const record = chunk.subarray(offset, offset + length)
     offset += length
-    if (crc32(record) !== crc) return { error: 'checksum mismatch', bytes: length }
+    if (crc32(record) !== crc) return { error: 'checksum mismatch', bytes: length, damaged: true }
     try {
       return { event: decodeRecord(record), bytes: length }
     } catch (error) {
-      return { error: (error as Error).message, bytes: length }
+      return { error: (error as Error).message, bytes: length, damaged: false }
     }
   })
 }

@@ -3,6 +3,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { PostgresEventLog } from '../../adapters/postgres/postgresEventLog.js'
+import { SCHEMA_VERSION } from '../../adapters/postgres/schema.js'
 import { defineEvent, EventRegistry } from '../../core/events/schema.js'
 import { ExpectedVersionConflictError } from '../../core/log/errors.js'
 import type { RecordedEvent } from '../../core/log/eventLog.js'
@@ -83,7 +84,7 @@ describe('PostgresEventLog: several nodes on one log', () => {
   it('given nodes opening a fresh schema at once, when they migrate, then each migration is applied once and every node opens the same log', async () => {
     await withNodes(4, async (nodes, schema) => {
       const { rows } = await admin.query<{ version: number }>(`SELECT version FROM "${schema}".schema_version ORDER BY version`)
-      expect(rows.map((row) => row.version)).toEqual([1])
+      expect(rows.map((row) => row.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, index) => index + 1))
       await (await nodes[0]!.append([{ stream: 's', events: [noted('first')] }])).durable
       const reopened = await PostgresEventLog.open(database(), { registry: new EventRegistry([Noted]), schema })
       try {
