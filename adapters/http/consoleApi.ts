@@ -17,6 +17,8 @@ export interface ConsoleTab {
   readonly path: string | null
   readonly kind: 'markdown' | 'yaml-workflow'
   readonly dirty: boolean
+  /** An assistant's change is among what is unsaved: the person saves it (an assistant's write does not save their typing). */
+  readonly assistantChangeUnsaved: boolean
   /** The document's revision token (`rev-…`), null while the document is not loaded. */
   readonly revision: string | null
   /** The window's current tab. */

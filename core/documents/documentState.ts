@@ -313,6 +313,11 @@ export class DocumentState {
     return this.personEditPosition > (this.saved?.revisionPosition ?? 0)
   }
 
+  /** Whether an assistant's write changed the document after what the last save wrote (the file lacks it). */
+  get assistantChangeUnsaved(): boolean {
+    return this.dirty && (this.lastWriter?.position ?? 0) > (this.saved?.revisionPosition ?? 0)
+  }
+
   /** What `actor` last saw of the document through tab `tabId` (DESIGN §4: the base of its next write), if anything. */
   sightingOf(tabId: string, actor: Actor): Sighting | undefined {
     return this.sightings?.get(tabId, actor)

@@ -14,6 +14,8 @@ export interface TabView {
   readonly filePath: string | null
   readonly title: string
   readonly dirty: boolean
+  /** An assistant's change is among what is unsaved (the console asks the person to save it). */
+  readonly assistantChangeUnsaved: boolean
   readonly revision: string | null
   readonly kind: DocumentKind
   readonly active: boolean
@@ -51,13 +53,14 @@ export async function sessionView(sources: SessionSources): Promise<{ readonly r
     for (const tabId of window.tabIds) {
       const tab = workspace.tabs.get(tabId)
       if (!tab) continue
-      const document = await sources.commands.documents.read(tab.docId, (state) => state && { meta: state.meta, dirty: state.dirty, revision: state.revision })
+      const document = await sources.commands.documents.read(tab.docId, (state) => state && { meta: state.meta, dirty: state.dirty, assistantChangeUnsaved: state.assistantChangeUnsaved, revision: state.revision })
       tabs.push({
         tabId: tab.tabId,
         docId: tab.docId,
         filePath: tab.path,
         title: tabTitle(tab.path, document?.meta),
         dirty: document?.dirty ?? false,
+        assistantChangeUnsaved: document?.assistantChangeUnsaved ?? false,
         revision: document?.revision ?? null,
         kind: document?.meta?.kind ?? 'markdown',
         active: window.activeTabId === tab.tabId,

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -57,6 +57,38 @@ describe('console source editor (Chromium)', () => {
     const after = await eventually(() => consoleEditor(page), (editor) => editor?.text === written)
     expect(after?.selection).toEqual({ anchor: 4, head: 4 })
     await screenshot(page, 'source-remote-write')
+  })
+
+  it('DOC.WRITE.SAVE_PERSON an assistant\'s write with save: true while the person\'s typing is unsaved: the file keeps its bytes and the status line asks the person to save', async () => {
+    const tabId = await openFile('unsaved.md', 'Notes\n')
+    await read(tabId)
+    await openTab(page, tabId, 'source')
+    await page.locator('.cm-content').click()
+    await page.keyboard.press('Control+End')
+    await page.keyboard.type('half typed')
+    // Waited for without reading (a read is what the assistant's next write is based on): the tab's revision, from
+    // session.get_state, until the ten keystrokes have all moved it and it stays put.
+    const revisionOf = async () => {
+      const state = (await mcp.call('session', { action: 'get_state' })).structured as { windows: { tabs: { id: string; revision: string }[] }[] }
+      return state.windows.flatMap((window) => window.tabs).find((tab) => tab.id === tabId)!.revision
+    }
+    let last = ''
+    await eventually(async () => {
+      const now = await revisionOf()
+      const settled = now === last && (await consoleEditor(page))?.text === 'Notes\nhalf typed'
+      last = now
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      return settled
+    }, (settled) => settled)
+    const write = await mcp.call('document', { action: 'write', tabId, content: 'Notes, by the assistant\n' })
+    expect(write.structured).toMatchObject({ applied: true, saved: false, save_skipped: 'person_unsaved' })
+    expect(await readFile(join(folder, 'unsaved.md'), 'utf8')).toBe('Notes\n')
+    const note = page.locator('[data-status="assistant-unsaved"]')
+    await note.waitFor({ state: 'visible' })
+    await screenshot(page, 'source-assistant-unsaved')
+    await page.keyboard.press('Control+s')
+    await eventually(() => readFile(join(folder, 'unsaved.md'), 'utf8'), (text) => text === 'Notes, by the assistant\nhalf typed')
+    await note.waitFor({ state: 'detached' })
   })
 
   it('a selection made with the mouse is what selection.get returns', async () => {

@@ -20,6 +20,13 @@ export function renderStatus(line: HTMLElement, status: StatusView): void {
   if (status.tab) {
     parts.push(h('span', { className: 'status-item', text: status.tab.revision ?? '—', attrs: { 'data-status': 'revision' } }))
     parts.push(h('span', { className: 'status-item', text: status.tab.dirty ? 'unsaved' : 'saved', attrs: { 'data-status': 'dirty' } }))
+    if (status.tab.assistantChangeUnsaved) {
+      parts.push(h('span', {
+        className: 'status-item assistant-unsaved',
+        text: 'an assistant\'s change is applied, not saved: save to write it with your edits',
+        attrs: { 'data-status': 'assistant-unsaved', title: 'Assistants do not save your unsaved typing for you; saving writes everything in this tab.' },
+      }))
+    }
     parts.push(h('span', { className: 'status-item path', text: status.tab.path ?? 'untitled' }))
   }
   line.replaceChildren(...parts)
