@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
-import { ClassicLevel } from 'classic-level'
+import { join } from 'node:path'
 import { EventStore } from '../../core/log/eventStore.js'
 import { eventKey, positionOfEventKey } from '../../core/log/keys.js'
+import { filesIn, quarantineKey, withRawLog } from '../support/storedLog.js'
 import { describeEventLogContract, type LogSetup, type LogSubject } from './eventLog.contract.js'
 
 /**
@@ -13,36 +12,6 @@ import { describeEventLogContract, type LogSetup, type LogSubject } from './even
  */
 const SCHEMA_RECORD_KEY = Uint8Array.of(0x76)
 const SCHEMA_RECORD_FILE = join('log', 'event-versions.json')
-
-/** A quarantine note's key (core/log/keys.ts): `q` and the position, 8 bytes big-endian. */
-function quarantineKey(position: number): Uint8Array {
-  const key = new Uint8Array(9)
-  key[0] = 0x71
-  new DataView(key.buffer).setBigUint64(1, BigInt(position))
-  return key
-}
-
-/** Opens the log's LevelDB directly (the store must be closed), runs `body`, closes it. */
-async function withDatabase(home: string, body: (db: ClassicLevel<Uint8Array, Uint8Array>) => Promise<void>): Promise<void> {
-  const db = new ClassicLevel<Uint8Array, Uint8Array>(join(home, 'log'), { keyEncoding: 'view', valueEncoding: 'view' })
-  await db.open()
-  try {
-    await body(db)
-  } finally {
-    await db.close()
-  }
-}
-
-/** Every file under `directory`, by relative path, with the SHA-256 of its bytes. */
-async function filesIn(directory: string): Promise<Record<string, string>> {
-  const files: Record<string, string> = {}
-  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue
-    const path = join(entry.parentPath, entry.name)
-    files[relative(directory, path)] = createHash('sha256').update(await readFile(path)).digest('hex')
-  }
-  return files
-}
 
 /** The LevelDB store, in a fresh temp directory per subject; damage goes through LevelDB directly. */
 async function openLevelDbLog(setup: LogSetup): Promise<LogSubject> {
@@ -67,7 +36,7 @@ async function openLevelDbLog(setup: LogSetup): Promise<LogSubject> {
       return log
     },
     async damageRecord(position) {
-      await withDatabase(home, async (db) => {
+      await withRawLog(home, async (db) => {
         for await (const [key, chunk] of db.iterator({ lte: eventKey(position), gte: eventKey(0), reverse: true, limit: 1 })) {
           const damaged = chunk.slice()
           damaged[recordBodyOffset(damaged, position - positionOfEventKey(key))]! ^= 0xff
@@ -78,10 +47,10 @@ async function openLevelDbLog(setup: LogSetup): Promise<LogSubject> {
     // The data directory's files, byte for byte: LevelDB rewrites its own files whenever it is opened.
     storedState: () => filesIn(home),
     async noteAsOlderQuire(position, reason) {
-      await withDatabase(home, (db) => db.put(quarantineKey(position), new TextEncoder().encode(JSON.stringify({ reason, bytes: 1 })), { sync: true }))
+      await withRawLog(home, (db) => db.put(quarantineKey(position), new TextEncoder().encode(JSON.stringify({ reason, bytes: 1 })), { sync: true }))
     },
     async forgetSchemaRecord() {
-      await withDatabase(home, (db) => db.del(SCHEMA_RECORD_KEY, { sync: true }))
+      await withRawLog(home, (db) => db.del(SCHEMA_RECORD_KEY, { sync: true }))
       await rm(join(home, SCHEMA_RECORD_FILE), { force: true })
     },
     async dispose() {

@@ -3,6 +3,7 @@ import pg from 'pg'
 import { afterAll, beforeAll } from 'vitest'
 import { PostgresEventLog } from '../../adapters/postgres/postgresEventLog.js'
 import { usePostgresDatabase } from '../support/postgresServer.js'
+import { rowsOf } from '../support/storedLog.js'
 import { describeEventLogContract, type LogSetup, type LogSubject } from './eventLog.contract.js'
 
 /**
@@ -50,15 +51,7 @@ async function openPostgresLog(setup: LogSetup): Promise<LogSubject> {
       )
       if (rowCount !== 1) throw new Error(`no record at position ${position} to damage`)
     },
-    async storedState() {
-      const { rows: tables } = await admin.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema])
-      const state: Record<string, string[]> = {}
-      for (const { name } of tables) {
-        const { rows } = await admin.query<{ row: string }>(`SELECT t::text AS row FROM "${schema}"."${name}" AS t`)
-        state[name] = rows.map(({ row }) => row).sort()
-      }
-      return state
-    },
+    storedState: () => rowsOf(admin, schema),
     async noteAsOlderQuire(position, reason) {
       await admin.query(`INSERT INTO "${schema}".quarantine (position, reason, bytes) VALUES ($1, $2, 1)`, [position, reason])
     },

@@ -7,6 +7,7 @@ import { USER } from '../../core/events/actor.js'
 import { eventKey, positionOfEventKey, EVENTS_END } from '../../core/log/keys.js'
 import { decodeChunk, encodeChunk, type StoredEvent } from '../../core/log/record.js'
 import { runCli, type CliResult } from '../support/cli.js'
+import { withRawLog } from '../support/storedLog.js'
 import { useTempHomes } from '../support/tempHome.js'
 
 /**
@@ -51,17 +52,6 @@ function parseChunk(chunk: Uint8Array): Frame[] {
   }
   if (offset !== chunk.length) throw new Error('test parser disagrees with the chunk layout')
   return frames
-}
-
-/** Opens the log's LevelDB directly (the store must be closed), runs `body`, closes it. */
-async function withRawLog<T>(home: string, body: (db: ClassicLevel<Uint8Array, Uint8Array>) => Promise<T>): Promise<T> {
-  const db = new ClassicLevel<Uint8Array, Uint8Array>(join(home, 'log'), { keyEncoding: 'view', valueEncoding: 'view' })
-  await db.open()
-  try {
-    return await body(db)
-  } finally {
-    await db.close()
-  }
 }
 
 async function rawChunks(db: ClassicLevel<Uint8Array, Uint8Array>): Promise<{ first: number; chunk: Uint8Array }[]> {
