@@ -83,7 +83,7 @@ export function summarize(event: RecordedEvent): string {
     case 'document.divergence-resolved':
       return `${data.choice}`
     case 'document.seen':
-      return `read through ${data.tabId}` + (data.written ? ` (its own ${(data.written as { length: number }).length} chars, merged from ${(data.written as { origin: string }).origin})` : '')
+      return `seen through ${data.tabId}` + (data.written ? ` (its own ${(data.written as { length: number }).length} chars, merged from ${(data.written as { origin: string }).origin})` : '')
     case 'document.retargeted':
       return `${data.docId} now at ${data.path}`
     case 'tab.opened':
