@@ -11,6 +11,11 @@ import { REPO_ROOT } from '../../support/mcpHarness.js'
  * a page cookie and a localStorage token; a page saying whether this browser is signed in, with a digest of its token),
  * `/slow.html?hold=NAME` (a page that loads once released), `/huge` (an article past the extract cap), static pages in folders and with `?status=N` (served with that HTTP status), and `/hold/NAME`, a response held until the test calls `release(NAME)`, so
  * that a test decides exactly when a page finishes loading or changes — no timing guesses.
+ *
+ * The hostile pages (`/hostile/…?to=URL`) each try to take the tab, or a window or frame of it, to `to`: a server
+ * redirect (`/hostile/redirect?status=302|307`), a meta refresh, a script's `location`, `window.open` (at load and
+ * from an "Open" button), a form POST (a "Send" button) and an iframe. `/untitled` is a page without a title. Every
+ * request the server receives is kept in `requests`, so a test can tell that a request never left the browser.
  */
 export interface FixtureSite {
   /** http://127.0.0.1:PORT */
@@ -18,11 +23,43 @@ export interface FixtureSite {
   /** The same server under another host name, so another origin: http://localhost:PORT */
   readonly otherOrigin: string
   url(path: string): string
+  /** Every request received so far, in order: its method, Host header and path (no query). */
+  readonly requests: readonly FixtureRequest[]
   release(name: string): void
   close(): Promise<void>
 }
 
+export interface FixtureRequest {
+  readonly method: string
+  readonly host: string
+  readonly path: string
+}
+
 const SITE_DIR = join(REPO_ROOT, 'specs', 'fixtures', 'site')
+
+const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+/** A string as a script literal that cannot end the script element it sits in. */
+const scriptString = (text: string): string => JSON.stringify(text).replace(/</g, '\\u003c')
+
+/** The hostile pages: each takes the tab (or a window or frame of it) to `to` its own way. */
+function hostilePage(kind: string, to: string): string | undefined {
+  const target = escapeHtml(to)
+  switch (kind) {
+    case 'meta':
+      return `<!doctype html><title>Meta refresh</title><meta http-equiv="refresh" content="0;url=${target}"><h1>Refreshing</h1>`
+    case 'script':
+      return `<!doctype html><title>Script location</title><h1>Moving</h1><script>location.href = ${scriptString(to)}</script>`
+    case 'open':
+      return `<!doctype html><title>Opener</title><h1>Opener</h1><button onclick="window.open(${escapeHtml(scriptString(to))})">Open</button>` +
+        `<script>window.open(${scriptString(to)})</script>`
+    case 'form':
+      return `<!doctype html><title>Form post</title><form method="post" action="${target}"><input name="q" value="1" aria-label="Query"><button>Send</button></form>`
+    case 'frame':
+      return `<!doctype html><title>Framed</title><h1>Framed</h1><iframe title="inner" src="${target}"></iframe>`
+    default:
+      return undefined
+  }
+}
 
 export async function serveFixtureSite(): Promise<FixtureSite> {
   // What each held name finishes once released.
@@ -34,8 +71,24 @@ export async function serveFixtureSite(): Promise<FixtureSite> {
   const released = new Set<string>()
   // The session ids `/session/login` handed out: `/session/whoami` knows a signed-in browser by them.
   const issuedSessions = new Set<string>()
+  const requests: FixtureRequest[] = []
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fixture')
+    requests.push({ method: request.method ?? 'GET', host: request.headers.host ?? '', path: url.pathname })
+    const hostile = /^\/hostile\/(\w+)$/.exec(url.pathname)
+    if (hostile) {
+      const to = url.searchParams.get('to') ?? '/'
+      if (hostile[1] === 'redirect') {
+        const status = url.searchParams.get('status') === '307' ? 307 : 302
+        return void response.writeHead(status, { location: to }).end()
+      }
+      const page = hostilePage(hostile[1]!, to)
+      if (page === undefined) return void response.writeHead(404).end('not found')
+      return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
+    }
+    if (url.pathname === '/untitled') {
+      return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><h1>No title here</h1>')
+    }
     const hold = /^\/hold\/([\w-]+)$/.exec(url.pathname)
     if (hold) {
       return holdOn(hold[1]!, () => response.end('released'))
@@ -115,6 +168,7 @@ export async function serveFixtureSite(): Promise<FixtureSite> {
     origin,
     otherOrigin: `http://localhost:${port}`,
     url: (path) => `${origin}${path}`,
+    requests,
     release(name) {
       released.add(name)
       for (const finish of held.get(name) ?? []) finish()
