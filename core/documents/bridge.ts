@@ -2,9 +2,11 @@ import * as Y from 'yjs'
 import { updateYFragment } from 'y-prosemirror'
 import { parseMarkdown } from '../markdown/parse.js'
 import { captureUpdate } from '../markdown/captureUpdate.js'
-import { MIRROR_FRAGMENT, readMirror, SOURCE_TEXT } from '../markdown/mirror.js'
+import type { Node as PMNode } from 'prosemirror-model'
+import { MIRROR_FRAGMENT, readMirror, SOURCE_TEXT, type MirrorRead } from '../markdown/mirror.js'
 import { textHunks } from './textDiff.js'
-import { children, sameMarkdown, transplant } from './bridgeTransplant.js'
+import { changedBlocks, type BlockRegion } from './bridgeBlocks.js'
+import { transplant } from './bridgeTransplant.js'
 
 /**
  * The WYSIWYG bridge: keeps the Y.XmlFragment `prosemirror` (what WYSIWYG peers bind through y-prosemirror) and the
@@ -13,8 +15,9 @@ import { children, sameMarkdown, transplant } from './bridgeTransplant.js'
  * null when nothing needed changing. Neither function calls the other; their transactions carry distinct origins
  * so an observer can tell them apart and not loop.
  *
- * Both are O(document) (a parse and a serialization or two): callers run them only while a WYSIWYG editor is
- * attached (`mirrorIsAttached`), and to attach the first one.
+ * Both parse the whole source and read the whole mirror (O(document)), then serialize only the blocks that differ
+ * (`changedBlocks`): callers run them only while a WYSIWYG editor is attached (`mirrorIsAttached`), and to attach
+ * the first one.
  */
 
 /** Origin of the transaction `syncMirrorFromSource` makes. */
@@ -34,11 +37,12 @@ export function mirrorIsAttached(ydoc: Y.Doc): boolean {
 }
 
 /**
- * After `source` changed (an MCP write, a source-mode keystroke, a reload from disk), or to build the mirror when the
- * first WYSIWYG editor attaches: makes the mirror read as `parse(source)`, touching only the blocks that differ
- * (y-prosemirror's `updateYFragment`, so WYSIWYG peers keep their cursors elsewhere). Nothing happens when the
- * mirror already serializes like the source does (compared block by block), so a peer's empty paragraph or trailing space survives unrelated
- * source changes that do not reach it.
+ * After `source` changed (an MCP write, a transform, a source-mode keystroke, a reload from disk), or to build the
+ * mirror when the first WYSIWYG editor attaches: makes the mirror write what `parse(source)` writes, changing only
+ * the top-level blocks whose Markdown differs (`changedBlocks`). Every other block keeps its Yjs element and all it
+ * holds (the person's trailing spaces, marks, breaks, empty paragraphs), so a WYSIWYG peer's cursor there stays put.
+ * A changed block is updated in place when it keeps its type (y-prosemirror's `updateYFragment` on that element,
+ * which changes only the text that differs), else replaced. Nothing happens when the mirror already writes the source.
  */
 export function syncMirrorFromSource(ydoc: Y.Doc): Uint8Array | null {
   const fragment = ydoc.getXmlFragment(MIRROR_FRAGMENT)
@@ -49,21 +53,43 @@ export function syncMirrorFromSource(ydoc: Y.Doc): Uint8Array | null {
       updateYFragment(ydoc, fragment, doc, { mapping: new Map(), isOMark: new Map() })
     })
   }
-  const { doc: mirror, mapping } = readMirror(fragment)
-  const current = children(mirror)
-  const wanted = children(doc)
-  if (sameMarkdown(current, wanted)) return null
-  // Blocks equal at both ends are handed over as the mirror's own node objects, so updateYFragment recognizes them
-  // by identity through the mapping instead of comparing their Yjs content.
-  let start = 0
-  while (start < current.length && start < wanted.length && current[start]!.eq(wanted[start]!)) wanted[start] = current[start++]!
-  for (let c = current.length - 1, w = wanted.length - 1; c >= start && w >= start && current[c]!.eq(wanted[w]!); c--, w--) {
-    wanted[w] = current[c]!
+  const mirror = readMirror(fragment)
+  const regions = changedBlocks(mirror.doc, doc)
+  if (regions.length === 0) return null
+  return captureUpdate(ydoc, BRIDGE_TO_MIRROR, () => replaceBlocks(ydoc, fragment, mirror, doc, regions))
+}
+
+/**
+ * Carries each region's parsed blocks into the fragment, last region first so the fragment indexes of the earlier
+ * ones still hold. Within a region, blocks are paired from its start while their types agree and updated in place;
+ * the mirror's remaining blocks are deleted and the parsed ones left over inserted where they were.
+ */
+function replaceBlocks(ydoc: Y.Doc, fragment: Y.XmlFragment, mirror: MirrorRead, parsed: PMNode, regions: readonly BlockRegion[]): void {
+  const meta = { mapping: mirror.mapping, isOMark: new Map() }
+  // The fragment index of the mirror's block `i` (its element), or where a block would go before it.
+  const indexOf = (i: number) => mirror.indexes[i] ?? (i > 0 && mirror.indexes[i - 1] !== undefined ? mirror.indexes[i - 1]! + 1 : fragment.length)
+  for (let r = regions.length - 1; r >= 0; r--) {
+    const region = regions[r]!
+    const olds: number[] = []
+    for (let i = region.mirrorFrom; i < region.mirrorTo; i++) if (mirror.indexes[i] !== undefined) olds.push(mirror.indexes[i]!)
+    let at = olds.length > 0 ? olds[0]! : indexOf(region.mirrorFrom)
+    let p = region.parsedFrom
+    let paired = 0
+    for (; paired < olds.length && p < region.parsedTo; paired++, p++) {
+      const element = fragment.get(olds[paired]!)
+      if (!(element instanceof Y.XmlElement) || element.nodeName !== parsed.child(p).type.name) break
+      updateYFragment(ydoc, element, parsed.child(p), meta)
+      at = olds[paired]! + 1
+    }
+    if (paired < olds.length) fragment.delete(olds[paired]!, olds[olds.length - 1]! - olds[paired]! + 1)
+    for (; p < region.parsedTo; p++, at++) {
+      const element = new Y.XmlElement(parsed.child(p).type.name)
+      fragment.insert(at, [element])
+      updateYFragment(ydoc, element, parsed.child(p), meta)
+    }
   }
-  const target = doc.type.create(null, wanted)
-  return captureUpdate(ydoc, BRIDGE_TO_MIRROR, () => {
-    updateYFragment(ydoc, fragment, target, { mapping, isOMark: new Map() })
-  })
+  // A WYSIWYG document always holds a block (a mirror of blocks that all write nothing can lose them all here).
+  if (fragment.length === 0) updateYFragment(ydoc, fragment, parsed, { mapping: new Map(), isOMark: new Map() })
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { Node } from 'prosemirror-model'
 import { parseMarkdown, parseMarkdownWithSpans, type BlockSpan } from '../markdown/parse.js'
-import { serializeMarkdown } from '../markdown/serialize.js'
+import { serializeBlock, serializeMarkdown } from '../markdown/serialize.js'
 import { markdownSchema } from '../markdown/schema.js'
 import { rebase } from './bridgeRebase.js'
+import { changedBlocks } from './bridgeBlocks.js'
 
 /** Old top-level blocks `[oldFrom, oldTo)` became new blocks `[newFrom, newTo)`. */
 interface Region {
@@ -12,15 +13,12 @@ interface Region {
   newTo: number
 }
 
-/** Past this many block pairs, the middle of a change is one region rather than a block-level diff. */
-const LCS_LIMIT = 40_000
-
 /**
  * The source text that reads as `mirror` while keeping every block the mirror did not change byte for byte, or null
  * when the source already reads as the mirror (`serialize(parse(source)) === serialize(mirror)`).
  *
- * How: the source's top-level blocks (with their line spans) are matched to the mirror's top-level blocks; only
- * unmatched blocks are rewritten, and inside a rewritten block the change is rebased onto the person's spelling
+ * How: the source's top-level blocks (with their line spans) are matched to the mirror's top-level blocks by the
+ * Markdown each writes (`changedBlocks`); only unmatched blocks are rewritten, and inside a rewritten block the change is rebased onto the person's spelling
  * (so editing one item of a `*` list does not turn its bullets into `-`). The result is checked by parsing it; when
  * the neighbours interfere (two lists merging, an open HTML block), the rewrite widens block by block, and in the
  * end falls back to the mirror's canonical serialization. The result always satisfies
@@ -29,16 +27,21 @@ const LCS_LIMIT = 40_000
  */
 export function transplant(source: string, mirror: Node): string | null {
   const parsed = parseMarkdownWithSpans(source)
+  // A source that writes nothing (empty, or blank lines) has no spelling to keep: it becomes the mirror's Markdown.
+  if (parsed.doc.childCount === 1 && serializeBlock(parsed.doc, 0) === '') {
+    const written = serializeMarkdown(mirror)
+    return written === '' || written === source ? null : written
+  }
   const oldBlocks = children(parsed.doc)
   const newBlocks = children(mirror)
-  const regions = blockRegions(oldBlocks, newBlocks)
-  if (regions.every((region) => serializeBlocks(oldBlocks.slice(region.oldFrom, region.oldTo)) === serializeBlocks(newBlocks.slice(region.newFrom, region.newTo)))) {
-    return null
-  }
+  const regions = changedBlocks(mirror, parsed.doc).map(
+    (region): Region => ({ oldFrom: region.parsedFrom, oldTo: region.parsedTo, newFrom: region.mirrorFrom, newTo: region.mirrorTo }),
+  )
+  if (regions.length === 0) return null
   let goal: string | undefined
   const reads = (candidate: string) => {
-    // Fast: the candidate's blocks match the mirror's. Slow (and exact): the whole serialization matches.
-    if (sameMarkdown(children(parseMarkdown(candidate)), newBlocks)) return true
+    // Fast: the candidate's blocks write what the mirror's do. Slow (and exact): the whole serialization matches.
+    if (changedBlocks(mirror, parseMarkdown(candidate)).length === 0) return true
     goal ??= serializeMarkdown(parseMarkdown(serializeMarkdown(mirror)))
     return serializeMarkdown(parseMarkdown(candidate)) === goal
   }
@@ -52,78 +55,10 @@ export function transplant(source: string, mirror: Node): string | null {
   return serializeMarkdown(mirror)
 }
 
-/**
- * Whether two block lists write the same Markdown, cheaply: equal blocks at both ends are skipped, and only the
- * differing middle is serialized.
- */
-export function sameMarkdown(a: readonly Node[], b: readonly Node[]): boolean {
-  let start = 0
-  while (start < a.length && start < b.length && a[start]!.eq(b[start]!)) start++
-  let aEnd = a.length
-  let bEnd = b.length
-  while (aEnd > start && bEnd > start && a[aEnd - 1]!.eq(b[bEnd - 1]!)) {
-    aEnd--
-    bEnd--
-  }
-  if (start === aEnd && start === bEnd) return true
-  return serializeBlocks(a.slice(start, aEnd)) === serializeBlocks(b.slice(start, bEnd))
-}
-
-export function children(doc: Node): Node[] {
+function children(doc: Node): Node[] {
   const nodes: Node[] = []
   doc.forEach((child) => nodes.push(child))
   return nodes
-}
-
-/** The changed stretches between two block lists: equal ends trimmed, the middle matched by longest common run. */
-function blockRegions(oldBlocks: readonly Node[], newBlocks: readonly Node[]): Region[] {
-  let start = 0
-  while (start < oldBlocks.length && start < newBlocks.length && oldBlocks[start]!.eq(newBlocks[start]!)) start++
-  let oldEnd = oldBlocks.length
-  let newEnd = newBlocks.length
-  while (oldEnd > start && newEnd > start && oldBlocks[oldEnd - 1]!.eq(newBlocks[newEnd - 1]!)) {
-    oldEnd--
-    newEnd--
-  }
-  if (start === oldEnd && start === newEnd) return []
-  const n = oldEnd - start
-  const m = newEnd - start
-  if (n === 0 || m === 0 || n * m > LCS_LIMIT) return [{ oldFrom: start, oldTo: oldEnd, newFrom: start, newTo: newEnd }]
-  // Longest common subsequence over the middle, then the gaps between matched pairs are the regions.
-  const table = new Int32Array((n + 1) * (m + 1))
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      table[i * (m + 1) + j] = oldBlocks[start + i]!.eq(newBlocks[start + j]!)
-        ? table[(i + 1) * (m + 1) + j + 1]! + 1
-        : Math.max(table[(i + 1) * (m + 1) + j]!, table[i * (m + 1) + j + 1]!)
-    }
-  }
-  const regions: Region[] = []
-  let i = 0
-  let j = 0
-  let open: Region | undefined
-  const flush = () => {
-    if (open && (open.oldFrom < open.oldTo || open.newFrom < open.newTo)) regions.push(open)
-    open = undefined
-  }
-  while (i < n || j < m) {
-    if (i < n && j < m && oldBlocks[start + i]!.eq(newBlocks[start + j]!)) {
-      flush()
-      i++
-      j++
-      continue
-    }
-    open ??= { oldFrom: start + i, oldTo: start + i, newFrom: start + j, newTo: start + j }
-    if (j < m && (i === n || table[i * (m + 1) + j + 1]! >= table[(i + 1) * (m + 1) + j]!)) {
-      j++
-      open.newTo = start + j
-    } else {
-      i++
-      open.oldTo = start + i
-    }
-  }
-  flush()
-  return regions
 }
 
 /** One region spanning all of them, grown by `by` blocks on each side. */
@@ -169,7 +104,8 @@ function applyRegions(
       } else if (region.oldFrom > 0) {
         out = out.slice(0, spans[region.oldFrom - 1]!.to) + out.slice(to)
       } else {
-        out = out.slice(0, from) + out.slice(to)
+        // Every block is gone: so is the line break after the last one (the empty document writes nothing).
+        out = out.slice(0, from) + out.slice(to).replace(/^\n+/, '')
       }
     } else if (text.length > 0) {
       if (region.oldFrom > 0) {

@@ -15,6 +15,11 @@ export type MirrorMapping = Map<Y.AbstractType<unknown>, Node | Node[]>
 export interface MirrorRead {
   readonly doc: Node
   readonly mapping: MirrorMapping
+  /**
+   * The fragment index of the element each top-level node of `doc` was read from (an element the schema cannot read
+   * has none; a document with nothing readable gets an empty paragraph that has none either).
+   */
+  readonly indexes: readonly number[]
 }
 
 /** Stands in for an element the schema cannot read, so position arithmetic counts it as nothing. */
@@ -30,14 +35,18 @@ const NOTHING = { nodeSize: 0 } as unknown as Node
 export function readMirror(fragment: Y.XmlFragment): MirrorRead {
   const mapping: MirrorMapping = new Map()
   const content: Node[] = []
-  for (const child of fragment.toArray()) {
+  const indexes: number[] = []
+  fragment.toArray().forEach((child, index) => {
     if (child instanceof Y.XmlElement) {
       const node = readElement(child, mapping)
-      if (node) content.push(node)
+      if (node) {
+        content.push(node)
+        indexes.push(index)
+      }
     }
-  }
+  })
   const doc = markdownSchema.topNodeType.createAndFill(null, content) ?? markdownSchema.topNodeType.create(null, content)
-  return { doc, mapping }
+  return { doc, mapping, indexes }
 }
 
 function readElement(element: Y.XmlElement, mapping: MirrorMapping): Node | null {

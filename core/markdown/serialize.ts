@@ -25,6 +25,8 @@ type StateConstructor = new (
 const MARKERS_ONLY = /^(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)]))*[ \t]*$/
 /** The same, ending in an ATX heading's opening: the start of a heading's content. */
 const HEADING_START = /^(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)]))*[ \t]*#{1,6} $/
+/** The same, ending in a task item's checkbox, after which the parser drops whitespace too. */
+const TASK_START = /^(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)]))*[ \t]*\[[ xX]\] $/
 
 /**
  * prosemirror-markdown's serializer state with escaping that makes `parse ∘ serialize` keep text as text: every
@@ -49,7 +51,7 @@ class QuireState extends (MarkdownSerializerState as unknown as StateConstructor
       const prefix = internals.out.slice(internals.out.lastIndexOf('\n') + 1)
       const lineStart = MARKERS_ONLY.test(prefix)
       if (escape) {
-        if (lineStart || (this.inHeading && HEADING_START.test(prefix))) line = line.replace(/^[ \t]+/, '')
+        if (lineStart || (this.inHeading && HEADING_START.test(prefix)) || TASK_START.test(prefix)) line = line.replace(/^[ \t]+/, '')
         if (!last) line = line.replace(/[ \t]+$/, '')
         internals.out += this.esc(line, lineStart)
       } else {
@@ -126,11 +128,13 @@ class QuireState extends (MarkdownSerializerState as unknown as StateConstructor
 function isBlankInline(node: Node): boolean {
   let blank = true
   node.forEach((child) => {
-    if (child.isText ? /\S/.test(child.text ?? '') || child.marks.some((mark) => mark.type.name === 'code') : child.type.name !== 'hard_break') {
-      blank = false
-    }
+    if (showsSomething(child)) blank = false
   })
   return blank
+}
+
+function showsSomething(inline: Node): boolean {
+  return inline.isText ? /\S/.test(inline.text ?? '') || inline.marks.some((mark) => mark.type.name === 'code') : inline.type.name !== 'hard_break'
 }
 
 /** The bullet a list is written with: its own, or the other one when the list before it uses the same. */
@@ -153,15 +157,30 @@ function delimiterFor(parent: Node, index: number): string {
   return delimiter
 }
 
-function backticksFor(node: Node, side: number): string {
-  const ticks = /`+/g
+/** The text of the run of code-marked inline nodes that `parent.child(index)` belongs to. */
+function codeRun(parent: Node, index: number): string {
+  const isCode = (i: number) => i >= 0 && i < parent.childCount && parent.child(i).marks.some((mark) => mark.type.name === 'code')
+  let from = index
+  while (isCode(from - 1)) from--
+  let to = index + 1
+  while (isCode(to)) to++
+  let text = ''
+  for (let i = from; i < to; i++) text += parent.child(i).text ?? ''
+  return text
+}
+
+/**
+ * A code span's fence on one side (`side` < 0 opens): one backtick more than the longest run inside, and a space
+ * between fence and content when CommonMark would otherwise take one away or join them: content with backticks, or
+ * content that starts and ends with a space (and is not all spaces), of which one is stripped at each end.
+ */
+function backticksFor(content: string, side: number): string {
   let len = 0
-  let match: RegExpExecArray | null
-  if (node.isText) while ((match = ticks.exec(node.text ?? ''))) len = Math.max(len, match[0].length)
-  let result = len > 0 && side > 0 ? ' `' : '`'
-  for (let i = 0; i < len; i++) result += '`'
-  if (len > 0 && side < 0) result += ' '
-  return result
+  for (const match of content.matchAll(/`+/g)) len = Math.max(len, match[0].length)
+  const fence = '`'.repeat(len + 1)
+  const pad = len > 0 || (content.length > 1 && content[0] === ' ' && content[content.length - 1] === ' ' && /[^ ]/.test(content))
+  if (!pad) return fence
+  return side < 0 ? fence + ' ' : ' ' + fence
 }
 
 /** A link written `<url>`: no title, its text is its URL, and the URL is valid as an autolink. */
@@ -262,7 +281,7 @@ const NODES: Record<string, NodeSerializer> = {
       '![' + state.esc(String(node.attrs['alt'] ?? '')) + '](' + formatDestination(String(node.attrs['src'] ?? '')) + formatTitle(node.attrs['title']) + ')',
     )
   },
-  hard_break(state, node, parent, index) {
+  hard_break(state, _node, parent, index) {
     if (state.inHeading) {
       // A heading is one line, so a break in it is a space; but not before its first content (a setext heading can
       // start with a break), where the parser would strip the space and the next round trip would differ.
@@ -270,8 +289,10 @@ const NODES: Record<string, NodeSerializer> = {
       if (!HEADING_START.test(out.slice(out.lastIndexOf('\n') + 1))) state.write(' ')
       return
     }
+    // Only before something to show: whitespace after the last break is trimmed, and a break at the end would be
+    // left as a literal backslash.
     for (let i = index + 1; i < parent.childCount; i++) {
-      if (parent.child(i).type !== node.type) {
+      if (showsSomething(parent.child(i))) {
         state.write('\\\n')
         return
       }
@@ -304,8 +325,8 @@ const MARKS: Record<string, MarkSerializerSpec> = {
     mixable: true,
   },
   code: {
-    open: (_state, _mark, parent, index) => backticksFor(parent.child(index), -1),
-    close: (_state, _mark, parent, index) => backticksFor(parent.child(index - 1), 1),
+    open: (_state, _mark, parent, index) => backticksFor(codeRun(parent, index), -1),
+    close: (_state, _mark, parent, index) => backticksFor(codeRun(parent, index - 1), 1),
     escape: false,
   },
 }
@@ -328,4 +349,18 @@ export function serializeMarkdown(doc: Node): string {
   while (end > 0 && out[end - 1] === '\n') end--
   out = out.slice(0, end)
   return out.length === 0 ? '' : out + '\n'
+}
+
+/**
+ * The Markdown of `parent.child(index)` as `serializeMarkdown(parent)` writes it (a list with the marker it gets
+ * beside the list before it), without the final line break; '' for a block that writes nothing. A document writes
+ * its top-level blocks one after another, a blank line apart, so two block lists whose blocks write alike, one by
+ * one, write the same Markdown.
+ */
+export function serializeBlock(parent: Node, index: number): string {
+  let node = parent.child(index)
+  if (node.type.name === 'bullet_list') node = node.type.create({ ...node.attrs, bullet: bulletFor(parent, index) }, node.content, node.marks)
+  else if (node.type.name === 'ordered_list') node = node.type.create({ ...node.attrs, delimiter: delimiterFor(parent, index) }, node.content, node.marks)
+  const out = serializeMarkdown(markdownSchema.topNodeType.create(null, [node]))
+  return out.length === 0 ? out : out.slice(0, -1)
 }
