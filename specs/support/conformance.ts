@@ -160,10 +160,14 @@ export async function inProcess(
 /** A result object as the tests read it (shapes are what the assertions check). */
 export type Json = any
 
-/** A successful result: not an error, the text is the JSON of the structured content. Returns the object. */
+/**
+ * A successful result: not an error, the text is the JSON of the structured content, which the SDK client checked
+ * against the tool's declared outputSchema (a mismatch would have thrown). Returns the object.
+ */
 export function ok(result: ToolResult): Json {
   expect(result.isError, `expected success, got ${result.text}`).toBe(false)
   expect(result.structured).toBeDefined()
+  expect(result.validated, 'the tool declares an outputSchema, and the SDK client checked this answer against it').toBe(true)
   expect(JSON.parse(result.text)).toEqual(result.structured)
   return result.structured
 }

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import { openQuire, type Quire, type QuireOptions } from '../../adapters/host/quire.js'
 import { createMcpServer } from '../../adapters/mcp/server.js'
 import { testStoreEnv, withTestStore } from './testStore.js'
@@ -32,6 +32,11 @@ export interface ToolResult {
   readonly text: string
   readonly structured: Record<string, unknown> | undefined
   readonly raw: CallToolResult
+  /**
+   * Whether the SDK client checked `structured` against the tool's declared outputSchema (it does for every result of
+   * a tool that declares one, once it has read tools/list; a result that does not match makes the call throw).
+   */
+  readonly validated: boolean
 }
 
 export async function tempDir(prefix: string): Promise<string> {
@@ -39,10 +44,20 @@ export async function tempDir(prefix: string): Promise<string> {
 }
 
 function session(client: Client, home: string, cleanup: () => Promise<void>): Session {
+  // The SDK client validates results against the outputSchemas it last read from tools/list: read it before the first
+  // call, so every call made through the harness is checked. A listing that fails is asked for again next time.
+  let listing: Promise<ReadonlyMap<string, Tool> | undefined> | undefined
+  const listed = async () => {
+    listing ??= client.listTools().then(({ tools }) => new Map(tools.map((tool) => [tool.name, tool])), () => undefined)
+    const tools = await listing
+    if (tools === undefined) listing = undefined
+    return tools
+  }
   return {
     client,
     home,
     async call(tool, args) {
+      const tools = await listed()
       const raw = (await client.callTool({ name: tool, arguments: args })) as CallToolResult
       const first = raw.content[0]
       return {
@@ -50,6 +65,7 @@ function session(client: Client, home: string, cleanup: () => Promise<void>): Se
         text: first?.type === 'text' ? first.text : '',
         structured: raw.structuredContent as Record<string, unknown> | undefined,
         raw,
+        validated: tools?.get(tool)?.outputSchema !== undefined,
       }
     },
     async close() {
