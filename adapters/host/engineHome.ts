@@ -1,12 +1,22 @@
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { openEngine, type Engine, type EngineOptions } from '../../core/engine.js'
 import { EventStoreError } from '../../core/log/errors.js'
+import type { AdvisoryTurns } from '../postgres/advisoryTurns.js'
 import { holdNodeHome } from './nodeHome.js'
 import { sharedStore } from './sharedStore.js'
 
 /** Says which shared log a node's data directory belongs to (its embedded log is absent). */
 const SHARED_LOG_MARK = 'shared-log'
+
+/** What a node's data directory holds for the shared log before the engine writes anything of its own. */
+const NODE_ENTRIES = [SHARED_LOG_MARK, 'node', 'owner.pid']
+
+/** Those of `names` not yet in `home`. */
+async function absentEntries(home: string, names: readonly string[]): Promise<string[]> {
+  const present = new Set(await readdir(home).catch(() => []))
+  return names.filter((name) => !present.has(name))
+}
 
 /** A data directory opened with the other kind of log than the one it has. */
 export class StoreMismatchError extends EventStoreError {
@@ -51,26 +61,33 @@ export async function openEngineHome(home: string, options: EngineHomeOptions = 
   if (sharedMark === undefined && (await hasEmbeddedLog(home))) {
     throw new StoreMismatchError(`the data directory ${home} keeps its log itself: copy it to the shared store with \`quire migrate --from ${home} --to …\`, then serve from a new data directory`)
   }
+  // Before the directory is touched: a store that refuses this node leaves it as it was.
+  await store.check()
+  const created = await absentEntries(home, NODE_ENTRIES)
   const held = await holdNodeHome(home)
-  if (sharedMark === undefined) await writeFile(join(home, SHARED_LOG_MARK), `${store.shown}\n`, { mode: 0o600 })
-  const turns = await store.turns()
+  let turns: AdvisoryTurns | undefined
   let engine: Engine
   try {
+    if (sharedMark === undefined) await writeFile(join(home, SHARED_LOG_MARK), `${store.shown}\n`, { mode: 0o600 })
+    turns = await store.turns()
     const { now, interceptWrite, writeRetryWindowMs, closeTimeoutMs } = options
     const logOptions = { now, writeRetryWindowMs, closeTimeoutMs, ...(interceptWrite ? { interceptWrite: (write: () => Promise<void>) => interceptWrite(write, []) } : {}) }
     engine = await openEngine(home, { ...options, openLog: (registry) => store.open(registry, logOptions), crossNodeTurns: turns })
   } catch (error) {
-    await turns.close()
+    await turns?.close()
     await held.release()
+    // What this failed start made, and only that (the lock was ours, so no other process made it meanwhile).
+    for (const name of created) await rm(join(home, name), { recursive: true, force: true })
     throw error
   }
+  const opened = turns
   return {
     ...engine,
     async close() {
       try {
         await engine.close()
       } finally {
-        await turns.close()
+        await opened.close()
         await held.release()
       }
     },

@@ -3,6 +3,7 @@ import type { EventRegistry } from '../../core/events/schema.js'
 import type { AdvisoryTurns } from '../postgres/advisoryTurns.js'
 import type { PostgresEventLogOptions } from '../postgres/postgresEventLog.js'
 import { asUnreachable } from '../postgres/unreachable.js'
+import { checkStoreConnection } from './storeConnection.js'
 
 /** PostgresEventLog's own default. */
 const DEFAULT_SCHEMA = 'quire'
@@ -11,6 +12,8 @@ const DEFAULT_SCHEMA = 'quire'
 export interface SharedStore {
   /** The connection string without Quire's own `schema` parameter, safe to show (no password). */
   readonly shown: string
+  /** Connects once, or throws StoreConnectionError saying in one line what to check (storeConnection.ts). */
+  readonly check: () => Promise<void>
   readonly open: (registry: EventRegistry, options?: SharedLogOptions) => Promise<EventLog>
   /** Each document's write turn held among the nodes (a connection of its own, opened on first use). */
   readonly turns: () => Promise<AdvisoryTurns>
@@ -42,6 +45,7 @@ export function sharedStore(value: string): SharedStore {
   const shown = connectionString.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/, '$1:***@')
   return {
     shown: shown + (schema === undefined ? '' : ` (schema ${schema})`),
+    check: () => checkStoreConnection(connectionString),
     // The PostgreSQL client is loaded only by a process that uses the store: every other command starts without it.
     open: async (registry, options = {}) => {
       const { PostgresEventLog } = await import('../postgres/postgresEventLog.js')

@@ -1,9 +1,9 @@
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../support/cli.js'
-import { inheritedEnv, tempDir } from '../support/mcpHarness.js'
 import { startRestartablePostgres, type RestartablePostgres } from '../support/postgresServer.js'
 
 /**
@@ -80,7 +80,7 @@ describe('issue 25 item 9: a wrong database password in --store', () => {
   })
 
   it('quire serve says in one line what to check, never the password, exits 1, and leaves the data directory as it was', async () => {
-    const root = await tempDir('quire-store-pw-')
+    const root = await mkdtemp(join(tmpdir(), 'quire-store-pw-'))
     try {
       const home = join(root, 'home')
       await mkdir(home)
@@ -88,7 +88,8 @@ describe('issue 25 item 9: a wrong database password in --store', () => {
       await writeFile(join(home, 'notes.txt'), 'kept\n')
       const before = await listing(home)
       const store = as(database, ROLE, WRONG)
-      const { QUIRE_STORE: _unset, ...env } = inheritedEnv()
+      // Nothing of this process's environment may name another data directory or store.
+      const { QUIRE_HOME: _home, QUIRE_TOKEN: _token, QUIRE_STORE: _store, ...env } = process.env
       const result = await runCli(['--home', home, 'serve', '--store', store], { env, timeoutMs: 30_000 })
 
       expect(result.timedOut).toBe(false)
