@@ -11,13 +11,12 @@
 import { readFile, appendFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Services } from '../../adapters/host/services.js'
 import { USER } from '../../core/events/actor.js'
 import { textContentHash } from '../../core/coherence/hashing.js'
 import { revisionId } from '../../core/coherence/revision.js'
-import { connectInProcess, launchDaemon, launchStdio, tempDir, type Session, type ToolResult } from '../support/mcpHarness.js'
+import { connectInProcess, launchDaemon, launchStdio, tempDir, toolCaller, type Session, type ToolResult } from '../support/mcpHarness.js'
 import { TRANSPORTS, cli, files, folder, inProcess, ok, open, plain, put, read, removeAll, write, type Json, type Transport } from '../support/conformance.js'
 
 /** The person's id on grants, as `git config user.name` would give it. */
@@ -34,11 +33,7 @@ function connection(client: Client, principal: string | null): Connection {
   return {
     principal,
     client,
-    async call(tool, args) {
-      const raw = (await client.callTool({ name: tool, arguments: args })) as CallToolResult
-      const first = raw.content[0]
-      return { isError: raw.isError === true, text: first?.type === 'text' ? first.text : '', structured: raw.structuredContent as Record<string, unknown> | undefined, raw }
-    },
+    call: toolCaller(client),
   }
 }
 

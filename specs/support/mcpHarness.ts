@@ -43,9 +43,12 @@ export async function tempDir(prefix: string): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix))
 }
 
-function session(client: Client, home: string, cleanup: () => Promise<void>): Session {
-  // The SDK client validates results against the outputSchemas it last read from tools/list: read it before the first
-  // call, so every call made through the harness is checked. A listing that fails is asked for again next time.
+/**
+ * Calls a tool the way the harness does: with the SDK client, which validates each result's structuredContent against
+ * the outputSchemas it last read from tools/list. The listing is read before the first call, so every call made
+ * through here is checked; a listing that fails is asked for again next time.
+ */
+export function toolCaller(client: Client): (tool: string, args: Record<string, unknown>) => Promise<ToolResult> {
   let listing: Promise<ReadonlyMap<string, Tool> | undefined> | undefined
   const listed = async () => {
     listing ??= client.listTools().then(({ tools }) => new Map(tools.map((tool) => [tool.name, tool])), () => undefined)
@@ -53,21 +56,25 @@ function session(client: Client, home: string, cleanup: () => Promise<void>): Se
     if (tools === undefined) listing = undefined
     return tools
   }
+  return async (tool, args) => {
+    const tools = await listed()
+    const raw = (await client.callTool({ name: tool, arguments: args })) as CallToolResult
+    const first = raw.content[0]
+    return {
+      isError: raw.isError === true,
+      text: first?.type === 'text' ? first.text : '',
+      structured: raw.structuredContent as Record<string, unknown> | undefined,
+      raw,
+      validated: tools?.get(tool)?.outputSchema !== undefined,
+    }
+  }
+}
+
+function session(client: Client, home: string, cleanup: () => Promise<void>): Session {
   return {
     client,
     home,
-    async call(tool, args) {
-      const tools = await listed()
-      const raw = (await client.callTool({ name: tool, arguments: args })) as CallToolResult
-      const first = raw.content[0]
-      return {
-        isError: raw.isError === true,
-        text: first?.type === 'text' ? first.text : '',
-        structured: raw.structuredContent as Record<string, unknown> | undefined,
-        raw,
-        validated: tools?.get(tool)?.outputSchema !== undefined,
-      }
-    },
+    call: toolCaller(client),
     async close() {
       await client.close().catch(() => {})
       await cleanup()
