@@ -39,6 +39,7 @@ export type PersonEdit =
   | { kind: 'break'; block: number; at: number }
   | { kind: 'mark'; block: number; at: number; length: number; mark: 'em' | 'strong' | 'strike' | 'code'; add: boolean }
   | { kind: 'enter'; block: number; at: number }
+  | { kind: 'retype'; block: number; level: number }
 
 /** A change of one top-level block of the source, made by someone other than the person. */
 export interface Elsewhere {
@@ -59,6 +60,7 @@ export const personEdit: fc.Arbitrary<PersonEdit> = fc.oneof(
     mark: fc.constantFrom('em' as const, 'strong' as const, 'strike' as const, 'code' as const), add: fc.boolean(),
   }),
   fc.record({ kind: fc.constant('enter' as const), block: fc.nat(), at: fc.nat() }),
+  fc.record({ kind: fc.constant('retype' as const), block: fc.nat(), level: fc.integer({ min: 0, max: 3 }) }),
 )
 
 export const elsewhere: fc.Arbitrary<Elsewhere> = fc.record({
@@ -70,7 +72,10 @@ export const elsewhere: fc.Arbitrary<Elsewhere> = fc.record({
 
 export const step: fc.Arbitrary<Step> = fc.oneof({ weight: 3, arbitrary: personEdit }, { weight: 2, arbitrary: elsewhere })
 
-/** The person's edit as a ProseMirror change, at a place found from the numbers the generator drew. */
+/**
+ * The person's edit as a ProseMirror change (typing, deleting, a break, a mark, Enter, a paragraph made a heading),
+ * at a place found from the numbers the generator drew.
+ */
 function applyPersonEdit(person: WysiwygPerson, edit: PersonEdit): Promise<void> {
   return person.edit((tr) => {
     const blocks = textblocks(tr.doc)
@@ -98,6 +103,11 @@ function applyPersonEdit(person: WysiwygPerson, edit: PersonEdit): Promise<void>
       }
       case 'enter':
         tr.split(at)
+        break
+      case 'retype':
+        // A paragraph becomes a heading of that level, or (level 0) a heading a paragraph.
+        if (edit.level === 0) tr.setBlockType(at, at, markdownSchema.nodes['paragraph']!)
+        else tr.setBlockType(at, at, markdownSchema.nodes['heading']!, { level: edit.level })
         break
     }
   })

@@ -54,6 +54,30 @@ describe('the person\'s WYSIWYG blocks: regressions', () => {
     ])
   })
 
+  it('a code span of one space beside a padded one (seed 12, path 805:19:4:4:4:17:18:22:…): each code text is its own span', async () => {
+    const code = markdownSchema.marks['code']!.create()
+    const strike = markdownSchema.marks['strike']!.create()
+    const paragraph = markdownSchema.nodes['paragraph']!.create(null, [
+      markdownSchema.text('and'),
+      markdownSchema.text(' ', [code]),
+      markdownSchema.text(' st ', [strike, code]),
+      markdownSchema.text('rike', [strike]),
+    ])
+    const written = serializeMarkdown(markdownSchema.topNodeType.create(null, paragraph))
+    // The strike expels the span's leading space; the padding stays both sides, so the span still reads as `st `.
+    expect(written).toBe('and` ` ~~` st  `rike~~\n')
+    expect(parseMarkdown(written).textContent).toBe('and  st rike')
+    await runStory(await newHome(), '> quote\n\n1. a\n2. b\n\n```\ncode\n```\n\nText with `code` and ~~strike~~.\n', [
+      { kind: 'type', block: 1856307455, at: 0, text: 'x ' },
+      { kind: 'elsewhere', via: 'write', change: 'insert', block: 0 },
+      { kind: 'mark', block: 274632444, at: 444928402, length: 3, mark: 'code', add: true },
+      { kind: 'type', block: 1212790654, at: 0, text: 'a' },
+      { kind: 'type', block: 959717534, at: 869954544, text: '  ' },
+      { kind: 'enter', block: 1584718349, at: 93782049 },
+      { kind: 'erase', block: 0, at: 0, length: 1 },
+    ])
+  })
+
   describe('a block whose Markdown does not read back as the editor holds it is matched by what it reads as', () => {
     const TITLE_LIST = '# Title\n\nFirst *para*.\n\n- one\n- two\n\nLast **one**.\n'
 
