@@ -157,22 +157,12 @@ function delimiterFor(parent: Node, index: number): string {
   return delimiter
 }
 
-/** The text of the run of code-marked inline nodes that `parent.child(index)` belongs to. */
-function codeRun(parent: Node, index: number): string {
-  const isCode = (i: number) => i >= 0 && i < parent.childCount && parent.child(i).marks.some((mark) => mark.type.name === 'code')
-  let from = index
-  while (isCode(from - 1)) from--
-  let to = index + 1
-  while (isCode(to)) to++
-  let text = ''
-  for (let i = from; i < to; i++) text += parent.child(i).text ?? ''
-  return text
-}
-
 /**
  * A code span's fence on one side (`side` < 0 opens): one backtick more than the longest run inside, and a space
  * between fence and content when CommonMark would otherwise take one away or join them: content with backticks, or
- * content that starts and ends with a space (and is not all spaces), of which one is stripped at each end.
+ * content that starts and ends with a space (and is not all spaces), of which one is stripped at each end. The
+ * serializer writes each code text node as a span of its own, so `content` is that node's text (before any
+ * whitespace another mark expels from it: a padded span whose content then starts with no space reads back the same).
  */
 function backticksFor(content: string, side: number): string {
   let len = 0
@@ -325,8 +315,8 @@ const MARKS: Record<string, MarkSerializerSpec> = {
     mixable: true,
   },
   code: {
-    open: (_state, _mark, parent, index) => backticksFor(codeRun(parent, index), -1),
-    close: (_state, _mark, parent, index) => backticksFor(codeRun(parent, index - 1), 1),
+    open: (_state, _mark, parent, index) => backticksFor(parent.child(index).text ?? '', -1),
+    close: (_state, _mark, parent, index) => backticksFor(parent.child(index - 1).text ?? '', 1),
     escape: false,
   },
 }
