@@ -7,6 +7,7 @@ import { EventStoreError } from '../../core/log/errors.js'
 import { USAGE, UsageError } from './usage.js'
 import { UnknownCommandError } from './unknownCommand.js'
 import { OwnerRequestError } from './owner.js'
+import { RefusedError } from './refusedError.js'
 import { OutputClosedError, outputTo, watchForClosedReader } from './output.js'
 
 type Command = (engine: Engine, args: string[], out: (text: string) => void) => Promise<number>
@@ -84,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`quire: ${(error as Error).message}\n\n${USAGE}\n`)
       return 2
     }
-    if (isQuireError(error) || error instanceof EventStoreError || error instanceof OwnerRequestError) {
+    if (isQuireError(error) || error instanceof EventStoreError || error instanceof OwnerRequestError || error instanceof RefusedError) {
       process.stderr.write(`quire: ${error.message}\n`)
       return 1
     }

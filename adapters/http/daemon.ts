@@ -11,7 +11,7 @@ import { consoleRoutes } from './console.js'
 import { ConsoleSessions } from './consoleSessions.js'
 import { bearerToken, sameSecret } from '../auth/credentials.js'
 import { loopbackOnly } from './guard.js'
-import { healthRoutes, type LogHealth } from './healthRoute.js'
+import { healthRoutes, NODE_ID_CLASH_REASON, type LogHealth } from './healthRoute.js'
 import type { PresenceBus } from '../redis/presenceBus.js'
 import { McpSessions, PERSON_OWNER, type McpSessionLimits } from './mcpRoute.js'
 import { newAccessToken, removePortFile, writePortFile } from './portFile.js'
@@ -61,6 +61,9 @@ export async function startHttpServer(
   // Before the Host guard: a load balancer names the node as it likes, and these answers hold no data to protect.
   app.route('/', healthRoutes({ store: services.engine.store, checkLog: options.checkLog, presenceBus: options.presenceBus, closing: () => closing }))
   app.use('*', loopbackOnly(() => port, options.allowedHosts))
+  // Another node serves under this node's id: neither sees the other's editors, so this one takes no requests at all.
+  const bus = options.presenceBus
+  if (bus) app.use('*', async (c, next) => (bus.status.state === 'clash' ? c.json({ error: 'NODE_ID_CLASH', message: NODE_ID_CLASH_REASON }, 503) : next()))
   // Every answer is JSON with an `error`, an unknown route or method too (Hono's default is a text 404).
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path.slice(0, 200)}` }, 404))
   // A failure no route expected is still JSON, and says nothing of the process's internals but its message.
@@ -97,6 +100,10 @@ export async function startHttpServer(
     isPerson: (c) => consoleSessions.isPerson(c),
   })
   app.route('/collab', collab.routes)
+  // Editors already attached here would go on editing unseen by the other nodes: they are let go, to reconnect elsewhere.
+  const stopWatchingClash = bus?.onStatus((status) => {
+    if (status.state === 'clash') void collab.close()
+  })
   app.route('/', consoleRoutes(services, token, consoleSessions, sessions))
 
   const server = await new Promise<ServerType>((resolve, reject) => {
@@ -107,6 +114,7 @@ export async function startHttpServer(
     listening.once('error', reject)
   }).catch(async (error: unknown) => {
     // The port is taken (a caller may try another): let go of what was set up for this server.
+    stopWatchingClash?.()
     await collab.close()
     await sessions.closeAll()
     throw error
@@ -123,6 +131,7 @@ export async function startHttpServer(
     collabRooms: collab.rooms,
     async close() {
       closing = true
+      stopWatchingClash?.()
       await removePortFile(services.engine.home)
       await collab.close()
       await sessions.closeAll()

@@ -24,15 +24,24 @@ export interface Readiness {
   /** `closing` while the server shuts down. */
   readonly status: 'ready' | 'not-ready' | 'closing'
   readonly log: LogHealth
-  /** Only with a presence bus. `degraded` does not make the node unready: documents work without Redis. */
+  /**
+   * Only with a presence bus. `degraded` does not make the node unready: documents work without Redis. `clash` does:
+   * another node serves under this node's id.
+   */
   readonly presence?: PresenceBusState
+  /** Why the node is unready when the log is not the reason (a `clash`); names no node, path or address. */
+  readonly reason?: string
 }
+
+/** Said by /readyz of a node whose id another running node uses (the node's own output names both). */
+export const NODE_ID_CLASH_REASON = "another running node uses this node's id (QUIRE_NODE_ID): this node takes no requests until it is restarted with an id of its own"
 
 /**
  * Health and readiness for a load balancer, without a token and without data: `GET /healthz` answers 200 while the
  * process can answer at all; `GET /readyz` answers 200 when the node should take requests (the log answers and
  * this node has caught up with it, and the server is not shutting down), else 503, with what it found in the body.
- * Presence through Redis is reported, never a reason to be unready: a node without Redis serves documents as ever.
+ * Presence through Redis is reported, and is a reason to be unready only when another node serves under this node's
+ * id (a node without Redis serves documents as ever).
  */
 export function healthRoutes(options: HealthOptions): Hono {
   const checkLog = coalesced(options.checkLog ?? eventLogHealth(options.store))
@@ -41,12 +50,14 @@ export function healthRoutes(options: HealthOptions): Hono {
   app.get('/readyz', async (c) => {
     const log = options.store.isClosed ? 'closed' : await checkLog()
     const closing = options.closing()
-    const ready = !closing && log === 'ok'
+    const presence = options.presenceBus?.status.state
+    const ready = !closing && log === 'ok' && presence !== 'clash'
     const body: Readiness = {
       ready,
       status: closing ? 'closing' : ready ? 'ready' : 'not-ready',
       log,
-      ...(options.presenceBus ? { presence: options.presenceBus.status.state } : {}),
+      ...(presence ? { presence } : {}),
+      ...(presence === 'clash' ? { reason: NODE_ID_CLASH_REASON } : {}),
     }
     return c.json(body, ready ? 200 : 503, { 'cache-control': 'no-store' })
   })

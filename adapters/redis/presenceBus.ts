@@ -9,16 +9,20 @@ import type { AwarenessRelay, Room } from '../collab/room.js'
 import {
   decodePresenceMessage, encodePresenceMessage, PRESENCE_PROTOCOL_VERSION, roomAwarenessOf, updateBytes, type PresenceMessage, type RoomAwareness,
 } from './presenceMessages.js'
+import { NodeClaim } from './nodeClaim.js'
 import { describeRedisTarget, redisTarget, type RedisTarget } from './redisTarget.js'
 
 /**
- * - `connecting`: not yet connected since the bus started;
+ * - `connecting`: connecting to Redis, or connected and taking this node's id (nodeClaim.ts) before it shares
+ *   anything;
  * - `connected`: presence and awareness cross nodes;
  * - `degraded`: Redis is unreachable: presence is this node's only, documents work as ever, and the bus keeps
  *   reconnecting;
+ * - `clash`: another running process serves as a node of this id: neither node's presence can be told from the
+ *   other's, so this one shares nothing more and the node must not serve (for good: it needs an id of its own);
  * - `closed`: the bus was closed.
  */
-export type PresenceBusState = 'connecting' | 'connected' | 'degraded' | 'closed'
+export type PresenceBusState = 'connecting' | 'connected' | 'degraded' | 'clash' | 'closed'
 
 export interface PresenceBusStatus {
   /** This node's id, on everything it publishes. */
@@ -26,7 +30,10 @@ export interface PresenceBusStatus {
   readonly state: PresenceBusState
   /** When the bus entered `state` (ms since the epoch). */
   readonly since: number
-  /** Why presence is this node's only (what Redis or the connection said); only while `degraded`. */
+  /**
+   * Why presence is this node's only (what Redis or the connection said) while `degraded`; while `connecting`, that
+   * it waits for another process's claim on this id to end; while `clash`, what was found.
+   */
   readonly reason?: string
   /** Other nodes heard from that have not gone quiet. */
   readonly nodes: number
@@ -43,8 +50,16 @@ export interface PresenceBusOptions {
   readonly channel?: string
   /** How often a node says it is alive (default 5 s). */
   readonly heartbeatMs?: number
-  /** A node not heard from for this long is dropped, with its editors (default three heartbeats). */
+  /**
+   * A node not heard from for this long is dropped, with its editors (default three heartbeats); also how long the
+   * node's claim on its id lives unless renewed (a node that died lets go of its id after this long).
+   */
   readonly nodeTimeoutMs?: number
+  /**
+   * How long a node that has served without Redis, and never held its id, listens before taking it once Redis is
+   * back (default one heartbeat): a node of the same id that held it before takes it back first, and is heard.
+   */
+  readonly claimQuietMs?: number
   /** The longest wait between reconnection attempts while Redis is down (default 2 s). */
   readonly reconnectMaxMs?: number
   /** Bytes of one client's awareness state accepted from another node (default: the collaboration limit). */
@@ -58,6 +73,8 @@ export interface PresenceBusCounters {
   received: number
   /** This node's own messages, come back through the channel and dropped. */
   echoesDropped: number
+  /** Messages under this node's id from another process. */
+  foreignInstances: number
   /** Messages that were not a presence message this version understands, or held an invalid awareness update. */
   refused: number
 }
@@ -90,10 +107,17 @@ interface RemoteNode {
  * the rooms by y-protocols' own 30-second rule for a silent client. Redis back: each node publishes its whole state
  * and asks for everyone else's, so the registry is complete again; cursors reappear as their editors renew their
  * awareness (y-websocket clients do every 15 s).
+ *
+ * Two processes given the same node id would each drop the other's messages as echoes, so neither would see the
+ * other's editors (BUSY would not hold across them). A node takes its id in Redis before it shares anything
+ * (nodeClaim.ts) and renews it at every heartbeat; a process that cannot hold it, or that hears its id from another
+ * process, turns `clash` and shares nothing more: the node must not serve.
  */
 export class PresenceBus implements AwarenessRelay {
   readonly node: string
-  readonly counters: PresenceBusCounters = { published: 0, received: 0, echoesDropped: 0, refused: 0 }
+  /** This process's token, on everything it publishes and in its claim on the id. */
+  readonly instance = randomBytes(12).toString('base64url')
+  readonly counters: PresenceBusCounters = { published: 0, received: 0, echoesDropped: 0, foreignInstances: 0, refused: 0 }
   private readonly target: RedisTarget
   private readonly channel: string
   private readonly presence: PresenceRegistry
@@ -106,6 +130,16 @@ export class PresenceBus implements AwarenessRelay {
   private readonly remote = new Map<string, RemoteNode>()
   private readonly listeners = new Set<(status: PresenceBusStatus) => void>()
   private readonly heartbeat: NodeJS.Timeout
+  private readonly heartbeatMs: number
+  private readonly claimQuietMs: number
+  private readonly claim: NodeClaim
+  /** Bumped whenever the connection goes or the bus stops: a claim under way for an older one gives up. */
+  private connection = 0
+  private claiming = false
+  private everHeld = false
+  private servedWithoutRedis = false
+  /** Another process spoke under this id while this one held it: the next heartbeat sends the whole state again. */
+  private foreignHeard = false
   private publisherReady = false
   private subscribed = false
   private lastProblem: string | undefined
@@ -119,7 +153,9 @@ export class PresenceBus implements AwarenessRelay {
     this.presence = options.presence
     this.now = options.now ?? Date.now
     const heartbeatMs = options.heartbeatMs ?? 5_000
+    this.heartbeatMs = heartbeatMs
     this.nodeTimeoutMs = options.nodeTimeoutMs ?? heartbeatMs * 3
+    this.claimQuietMs = options.claimQuietMs ?? heartbeatMs
     // Another node's room may hold many connections' clients; each state is held to the collaboration limit.
     this.bounds = { maxStateBytes: options.maxAwarenessStateBytes ?? DEFAULT_LIMITS.maxAwarenessStateBytes, maxEntries: 100_000 }
     this.current = { state: 'connecting', since: this.now() }
@@ -140,6 +176,7 @@ export class PresenceBus implements AwarenessRelay {
     }
     this.publisher = connect('publisher')
     this.subscriber = connect('subscriber')
+    this.claim = new NodeClaim(this.publisher, `${this.channel}:node:${this.node}`, this.instance, this.nodeTimeoutMs)
     this.publisher.on('ready', () => {
       this.publisherReady = true
       this.reassess()
@@ -193,11 +230,33 @@ export class PresenceBus implements AwarenessRelay {
         reject(new Error(`Redis at ${this.redis} did not answer in ${timeoutMs} ms${this.lastProblem ? `: ${this.lastProblem}` : ''}`))
       }, timeoutMs)
       const stop = this.onStatus((status) => {
-        if (status.state !== 'connected' && status.state !== 'closed') return
+        if (status.state !== 'connected' && status.state !== 'closed' && status.state !== 'clash') return
         clearTimeout(timer)
         stop()
         if (status.state === 'connected') resolve()
-        else reject(new Error('the presence bus was closed'))
+        else reject(new Error(status.state === 'clash' ? (status.reason ?? 'another process serves as this node') : 'the presence bus was closed'))
+      })
+    })
+  }
+
+  /**
+   * The status once start-up has an answer (for `quire serve`, which must not serve under an id another node uses):
+   * `connected`, `clash`, or `degraded` (Redis unreachable: the id is taken, or found taken, once it is back). While
+   * another process's claim on the id may be a dead node's, that waits until the claim runs out; at most `timeoutMs`.
+   */
+  settled(timeoutMs: number): Promise<PresenceBusStatus> {
+    const done = (state: PresenceBusState) => state !== 'connecting'
+    if (done(this.current.state)) return Promise.resolve(this.status)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        stop()
+        resolve(this.status)
+      }, timeoutMs)
+      const stop = this.onStatus((status) => {
+        if (!done(status.state)) return
+        clearTimeout(timer)
+        stop()
+        resolve(status)
       })
     })
   }
@@ -212,7 +271,7 @@ export class PresenceBus implements AwarenessRelay {
   }
 
   changed(room: Room, update: Uint8Array, owners: ReadonlyMap<number, string>): void {
-    this.publish({ v: PRESENCE_PROTOCOL_VERSION, node: this.node, kind: 'awareness', ...roomAwarenessOf(room.docId, update, owners) })
+    this.publish({ ...this.sender, kind: 'awareness', ...roomAwarenessOf(room.docId, update, owners) })
   }
 
   closed(room: Room): void {
@@ -223,8 +282,10 @@ export class PresenceBus implements AwarenessRelay {
   async close(): Promise<void> {
     if (this.current.state === 'closed') return
     clearInterval(this.heartbeat)
+    this.connection++
     if (this.current.state === 'connected') {
-      await this.publisher.publish(this.channel, encodePresenceMessage({ v: PRESENCE_PROTOCOL_VERSION, node: this.node, kind: 'bye' })).catch(() => undefined)
+      await this.publisher.publish(this.channel, encodePresenceMessage({ ...this.sender, kind: 'bye' })).catch(() => undefined)
+      await this.claim.release().catch(() => undefined)
     }
     this.enter('closed')
     this.dropEveryNode()
@@ -234,19 +295,75 @@ export class PresenceBus implements AwarenessRelay {
   }
 
   private reassess(): void {
-    if (this.current.state === 'closed') return
+    if (this.current.state === 'closed' || this.current.state === 'clash') return
     const up = this.publisherReady && this.subscribed
     if (up && this.current.state !== 'connected') {
-      this.lastProblem = undefined
-      this.enter('connected')
-      // Whatever changed while disconnected was not published; and the other nodes' state is needed here.
-      this.publish(this.ownState(true))
-    } else if (!up && this.current.state === 'connected') {
-      this.enter('degraded', this.downReason())
-      this.dropEveryNode()
-    } else if (!up && this.current.state === 'degraded') {
-      this.enter('degraded', this.downReason())
+      if (!this.claiming) void this.takeId(this.connection)
+    } else if (!up) {
+      this.connection++
+      this.claiming = false
+      if (this.current.state === 'connected') {
+        this.enter('degraded', this.downReason())
+        this.dropEveryNode()
+      } else if (this.current.state === 'degraded') {
+        this.enter('degraded', this.downReason())
+      }
     }
+  }
+
+  /**
+   * Takes this node's id before sharing anything. Another process's claim is a clash when this process held the id
+   * before (the other took it meanwhile), when the other renews it (it runs), or when it speaks under the id (only a
+   * holder speaks); a dead node's claim runs out within its time to live, and the id is then taken.
+   */
+  private async takeId(connection: number): Promise<void> {
+    this.claiming = true
+    const current = () => connection === this.connection
+    try {
+      if (this.servedWithoutRedis && !this.everHeld) {
+        this.enter('connecting')
+        await pause(this.claimQuietMs)
+      }
+      let seenExpiry: number | undefined
+      while (current()) {
+        const answer = await this.claim.take()
+        if (!current()) {
+          // Closed while the answer was on its way: a claim taken then would keep a restart waiting for it to run out.
+          if (answer.held && this.current.state === 'closed') await this.claim.release().catch(() => undefined)
+          return
+        }
+        if (answer.held) {
+          this.everHeld = true
+          this.lastProblem = undefined
+          this.enter('connected')
+          // Whatever changed while disconnected was not published; and the other nodes' state is needed here.
+          this.publish(this.ownState(true))
+          return
+        }
+        const expiry = performance.now() + answer.expiresInMs
+        if (this.everHeld) return this.clash('took the id while this node was cut off from Redis')
+        if (seenExpiry !== undefined && expiry > seenExpiry + RENEWAL_TOLERANCE_MS) return this.clash('keeps renewing its claim on the id')
+        seenExpiry = expiry
+        this.enter('connecting', `another process holds the id ${this.node} in Redis; waiting up to ${Math.ceil(answer.expiresInMs / 1000)} s for it to run out (a node that stopped without a word) or be renewed (a node that runs)`)
+        await pause(Math.min(answer.expiresInMs + 10, this.heartbeatMs / 2))
+      }
+    } catch (error) {
+      // Redis went away meanwhile: its 'close' degrades the bus, and the next connection takes the id again.
+      this.problem(error)
+    } finally {
+      if (current()) this.claiming = false
+    }
+  }
+
+  /** Another process serves as this node: this one shares nothing more, for good. */
+  private clash(found: string): void {
+    if (this.current.state === 'closed' || this.current.state === 'clash') return
+    this.connection++
+    clearInterval(this.heartbeat)
+    this.dropEveryNode()
+    this.enter('clash', `another running process serves as node ${this.node} (it ${found}; Redis at ${this.redis}): two nodes were given the same id, so presence, and BUSY with it, cannot hold; give every node its own QUIRE_NODE_ID (or leave it unset for a unique one)`)
+    this.subscriber.disconnect()
+    this.publisher.disconnect()
   }
 
   private problem(error: unknown): void {
@@ -260,6 +377,7 @@ export class PresenceBus implements AwarenessRelay {
   }
 
   private enter(state: PresenceBusState, reason?: string): void {
+    if (state === 'degraded') this.servedWithoutRedis = true
     if (this.current.state === state && this.current.reason === reason) return
     this.current = state === this.current.state ? { ...this.current, reason } : { state, since: this.now(), ...(reason ? { reason } : {}) }
     const status = this.status
@@ -268,7 +386,17 @@ export class PresenceBus implements AwarenessRelay {
 
   private beat(): void {
     if (this.current.state !== 'connected') return
-    this.publish({ v: PRESENCE_PROTOCOL_VERSION, node: this.node, kind: 'alive' })
+    // Renewed at every heartbeat; found held by another process, it was taken meanwhile (this one was cut off).
+    const connection = this.connection
+    this.claim.take().then(
+      (answer) => {
+        if (!answer.held && connection === this.connection) this.clash('took the id while this node was stalled or cut off')
+      },
+      () => undefined,
+    )
+    // After another process spoke under this id, the whole state replaces whatever others took from it.
+    this.publish(this.foreignHeard ? this.ownState(false) : { ...this.sender, kind: 'alive' })
+    this.foreignHeard = false
     const quietSince = this.now() - this.nodeTimeoutMs
     for (const [id, node] of this.remote) if (node.heardAt < quietSince) this.dropNode(id)
   }
@@ -286,7 +414,7 @@ export class PresenceBus implements AwarenessRelay {
       const own = room.ownAwareness()
       if (own) rooms.push(roomAwarenessOf(room.docId, own.update, own.owners))
     }
-    return { v: PRESENCE_PROTOCOL_VERSION, node: this.node, kind: 'state', ask, rooms }
+    return { ...this.sender, kind: 'state', ask, rooms }
   }
 
   private receive(text: string): void {
@@ -298,7 +426,9 @@ export class PresenceBus implements AwarenessRelay {
     }
     const { message } = decoded
     if (message.node === this.node) {
-      this.counters.echoesDropped++
+      if (message.instance === this.instance) this.counters.echoesDropped++
+      // A process of this id saying goodbye is letting go of it (a restart overlapping its predecessor's stop).
+      else if (message.kind !== 'bye') this.heardForeignInstance()
       return
     }
     // Degraded means this node's presence only: what trickles in before the bus is whole again waits for the states.
@@ -318,6 +448,24 @@ export class PresenceBus implements AwarenessRelay {
       this.replaceState(message.node, node, message.rooms)
       if (message.ask) this.publish(this.ownState(false))
     }
+  }
+
+  /**
+   * Only a process holding the id speaks under it: one still taking it has met a running node of its id; one holding
+   * it checks its claim (the other may have taken it while this one was cut off).
+   */
+  private heardForeignInstance(): void {
+    this.counters.foreignInstances++
+    if (this.current.state === 'closed' || this.current.state === 'clash') return
+    if (this.current.state !== 'connected') return this.clash('speaks under the id')
+    this.foreignHeard = true
+    const connection = this.connection
+    this.claim.take().then(
+      (answer) => {
+        if (!answer.held && connection === this.connection) this.clash('speaks under the id and holds it')
+      },
+      () => undefined,
+    )
   }
 
   /** A node's whole state: its editors not in it are gone; the rest is applied as announced. */
@@ -393,4 +541,13 @@ export class PresenceBus implements AwarenessRelay {
   private dropEveryNode(): void {
     for (const nodeId of [...this.remote.keys()]) this.dropNode(nodeId)
   }
+
+  private get sender() {
+    return { v: PRESENCE_PROTOCOL_VERSION, node: this.node, instance: this.instance } as const
+  }
 }
+
+/** How much later another process's claim may seem to end, from one look to the next, before it counts as renewed. */
+const RENEWAL_TOLERANCE_MS = 250
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())

@@ -3,7 +3,9 @@ import { z } from 'zod'
 /**
  * What nodes tell one another about presence and awareness over the Redis channel, as JSON. Awareness travels as
  * y-protocols awareness updates (base64), so the receiving node decodes them with the same strict, bounded decoder
- * it uses for its own peers' messages. Every message names the node that sent it: a node drops its own echoes.
+ * it uses for its own peers' messages. Every message names the node that sent it, and the process serving as that
+ * node (`instance`, random for each process): a node drops its own echoes, and one that hears its id from another
+ * process knows two nodes were given the same id (nodeClaim.ts).
  *
  * - `awareness`: the peers of one of the sender's rooms changed their awareness (`update` holds exactly those
  *   clients; `owners` names the connection that carries each, keyed by client id).
@@ -12,9 +14,10 @@ import { z } from 'zod'
  * - `alive`: the sender is still there (a node not heard from for a while is dropped).
  * - `bye`: the sender is stopping.
  */
-export const PRESENCE_PROTOCOL_VERSION = 1
+export const PRESENCE_PROTOCOL_VERSION = 2
 
 const nodeId = z.string().min(1).max(200)
+const instance = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/)
 const docId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)
 /** Base64 of an awareness update; a room's update is bounded by its clients' limits, so 16 MiB is generous. */
 const awarenessUpdate = z.string().min(1).max(16 * 1024 * 1024).regex(/^[A-Za-z0-9+/]*={0,2}$/)
@@ -23,10 +26,10 @@ const owners = z.record(z.string().regex(/^\d{1,10}$/), z.string().min(1).max(20
 const roomAwareness = z.strictObject({ docId, update: awarenessUpdate, owners })
 
 export const presenceMessageSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ v: z.literal(PRESENCE_PROTOCOL_VERSION), node: nodeId, kind: z.literal('awareness'), ...roomAwareness.shape }),
-  z.strictObject({ v: z.literal(PRESENCE_PROTOCOL_VERSION), node: nodeId, kind: z.literal('state'), ask: z.boolean(), rooms: z.array(roomAwareness) }),
-  z.strictObject({ v: z.literal(PRESENCE_PROTOCOL_VERSION), node: nodeId, kind: z.literal('alive') }),
-  z.strictObject({ v: z.literal(PRESENCE_PROTOCOL_VERSION), node: nodeId, kind: z.literal('bye') }),
+  z.strictObject({ v: z.literal(PRESENCE_PROTOCOL_VERSION), node: nodeId, instance, kind: z.literal('awareness'), ...roomAwareness.shape }),
+  z.strictObject({ v: z.literal(PRESENCE_PROTOCOL_VERSION), node: nodeId, instance, kind: z.literal('state'), ask: z.boolean(), rooms: z.array(roomAwareness) }),
+  z.strictObject({ v: z.literal(PRESENCE_PROTOCOL_VERSION), node: nodeId, instance, kind: z.literal('alive') }),
+  z.strictObject({ v: z.literal(PRESENCE_PROTOCOL_VERSION), node: nodeId, instance, kind: z.literal('bye') }),
 ])
 export type PresenceMessage = z.infer<typeof presenceMessageSchema>
 export type RoomAwareness = z.infer<typeof roomAwareness>

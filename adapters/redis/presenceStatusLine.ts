@@ -7,7 +7,11 @@ export function presenceStatusLine(status: PresenceBusStatus): string {
     case 'connected':
       return `presence: node ${status.node} shares presence and awareness with the other nodes through Redis (since ${since})`
     case 'connecting':
-      return `presence: node ${status.node} is connecting to Redis; until then presence is this node's only`
+      return status.reason
+        ? `presence: node ${status.node} is taking its id: ${status.reason}; until then presence is this node's only`
+        : `presence: node ${status.node} is connecting to Redis; until then presence is this node's only`
+    case 'clash':
+      return `presence: node ${status.node} takes no requests: ${status.reason ?? 'another running process serves as this node'}`
     case 'degraded':
       return `presence: degraded since ${since}: ${status.reason ?? "Redis is unreachable; presence is this node's only"}; documents are unaffected, and it reconnects by itself`
     case 'closed':

@@ -169,7 +169,7 @@ describe('presence and awareness across nodes through Redis', () => {
     const ghost = new Redis({ path: redis.url.slice('unix://'.length) })
     try {
       const update = encodeAwarenessEntries([{ clientId: 4242, clock: 1, state: { [PRESENCE_FIELD]: editor() }, json: JSON.stringify({ [PRESENCE_FIELD]: editor() }) }])
-      const state = { v: 1, node: 'node-ghost', kind: 'state', ask: false, rooms: [{ docId, update: Buffer.from(update).toString('base64'), owners: { 4242: 'person-1' } }] }
+      const state = { v: 2, node: 'node-ghost', instance: 'ghost-instance', kind: 'state', ask: false, rooms: [{ docId, update: Buffer.from(update).toString('base64'), owners: { 4242: 'person-1' } }] }
       const quiet = new PresenceRegistry()
       // The watcher's clock stands still until the test moves it: the ghost cannot go quiet before it was seen.
       let clock = Date.now()
@@ -194,11 +194,11 @@ describe('presence and awareness across nodes through Redis', () => {
     const other = new Redis({ path: redis.url.slice('unix://'.length) })
     try {
       await other.publish('quire:presence', 'not json')
-      await other.publish('quire:presence', JSON.stringify({ v: 2, node: 'future', kind: 'alive' }))
-      await other.publish('quire:presence', JSON.stringify({ v: 1, node: 'x', kind: 'awareness', docId, update: Buffer.from([1, 99]).toString('base64'), owners: {} }))
+      await other.publish('quire:presence', JSON.stringify({ v: 3, node: 'future', instance: 'future-instance', kind: 'alive' }))
+      await other.publish('quire:presence', JSON.stringify({ v: 2, node: 'x', instance: 'x-instance', kind: 'awareness', docId, update: Buffer.from([1, 99]).toString('base64'), owners: {} }))
       await until('three refusals', () => bus.counters.refused === 3)
       const update = encodeAwarenessEntries([{ clientId: 7, clock: 1, state: { [PRESENCE_FIELD]: editor() }, json: JSON.stringify({ [PRESENCE_FIELD]: editor() }) }])
-      await other.publish('quire:presence', JSON.stringify({ v: 1, node: 'x', kind: 'awareness', docId, update: Buffer.from(update).toString('base64'), owners: { 7: 'person-9' } }))
+      await other.publish('quire:presence', JSON.stringify({ v: 2, node: 'x', instance: 'x-instance', kind: 'awareness', docId, update: Buffer.from(update).toString('base64'), owners: { 7: 'person-9' } }))
       await until('the valid one to be applied', () => registry.forDocument(docId).length === 1)
       expect(bus.status.state).toBe('connected')
     } finally {
@@ -276,11 +276,73 @@ describe('Redis going away', () => {
   })
 })
 
+describe("a node's id, held in Redis", () => {
+  it('a second process given the same id turns clash and shares nothing; the first stays connected and sees nothing of it', async () => {
+    const first = new PresenceBus({ redis: redis.url, presence: new PresenceRegistry(), nodeId: 'node-twin', heartbeatMs: 200 })
+    buses.push(first)
+    await first.connected()
+    const secondRegistry = new PresenceRegistry()
+    const second = new PresenceBus({ redis: redis.url, presence: secondRegistry, nodeId: 'node-twin', heartbeatMs: 200 })
+    buses.push(second)
+    await expect(second.connected(10_000)).rejects.toThrow(/another running process serves as node node-twin .*QUIRE_NODE_ID/)
+    expect(second.status).toMatchObject({ node: 'node-twin', state: 'clash' })
+    expect(await second.settled(1_000)).toMatchObject({ state: 'clash' })
+    expect(second.counters.published).toBe(0)
+    // The first never heard the second: a process that does not hold the id never speaks under it.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(first.status.state).toBe('connected')
+    expect(first.counters.foreignInstances).toBe(0)
+  })
+
+  it('a closed bus lets go of its id at once, and a dead process lets go of it when its claim runs out', async () => {
+    const before = new PresenceBus({ redis: redis.url, presence: new PresenceRegistry(), nodeId: 'node-restarted' })
+    await before.connected()
+    await before.close()
+    const after = new PresenceBus({ redis: redis.url, presence: new PresenceRegistry(), nodeId: 'node-restarted' })
+    buses.push(after)
+    // Well within the 15-second claim a process that was killed would leave.
+    await after.connected(3_000)
+
+    // A process killed without a word: its claim stays until its time to live runs out, and is never renewed.
+    const raw = new Redis({ path: redis.url.slice('unix://'.length) })
+    try {
+      await raw.set('quire:presence:node:node-crashed', 'a-dead-instance', 'PX', 1_500)
+      const statuses: PresenceBusStatus[] = []
+      const next = new PresenceBus({ redis: redis.url, presence: new PresenceRegistry(), nodeId: 'node-crashed', heartbeatMs: 400 })
+      buses.push(next)
+      next.onStatus((status) => statuses.push(status))
+      const settled = await next.settled(10_000)
+      expect(settled.state).toBe('connected')
+      expect(statuses.some((status) => status.state === 'connecting' && /another process holds the id node-crashed/.test(status.reason ?? ''))).toBe(true)
+      expect(await raw.get('quire:presence:node:node-crashed')).toBe(next.instance)
+    } finally {
+      raw.disconnect()
+    }
+  })
+
+  it('a process heard speaking under the id of a node still taking it is a clash', async () => {
+    const raw = new Redis({ path: redis.url.slice('unix://'.length) })
+    try {
+      // Another process holds the id, and renews it: it runs.
+      await raw.set('quire:presence:node:node-spoken', 'a-live-instance', 'PX', 60_000)
+      const bus = new PresenceBus({ redis: redis.url, presence: new PresenceRegistry(), nodeId: 'node-spoken', heartbeatMs: 60_000 })
+      buses.push(bus)
+      await until('the bus to wait for the claim', () => bus.status.state === 'connecting' && bus.status.reason !== undefined)
+      await raw.publish('quire:presence', JSON.stringify({ v: 2, node: 'node-spoken', instance: 'a-live-instance', kind: 'alive' }))
+      expect(await bus.settled(5_000)).toMatchObject({ state: 'clash', reason: expect.stringMatching(/speaks under the id/) })
+    } finally {
+      raw.disconnect()
+    }
+  })
+})
+
 describe('the status line quire serve prints', () => {
   it('says presence is degraded, why, and that documents are unaffected; and when it is shared again', () => {
     const since = Date.UTC(2026, 11, 1, 18, 30)
     expect(presenceStatusLine({ node: 'n1', state: 'degraded', since, reason: "Redis at redis://redis:6379 is unreachable (publishing and subscribing: connect ECONNREFUSED); presence is this node's only", nodes: 0 }))
       .toBe("presence: degraded since 2026-12-01T18:30:00.000Z: Redis at redis://redis:6379 is unreachable (publishing and subscribing: connect ECONNREFUSED); presence is this node's only; documents are unaffected, and it reconnects by itself")
     expect(presenceStatusLine({ node: 'n1', state: 'connected', since, nodes: 2 })).toBe('presence: node n1 shares presence and awareness with the other nodes through Redis (since 2026-12-01T18:30:00.000Z)')
+    expect(presenceStatusLine({ node: 'n1', state: 'clash', since, reason: 'another running process serves as node n1 (…)', nodes: 0 }))
+      .toBe('presence: node n1 takes no requests: another running process serves as node n1 (…)')
   })
 })

@@ -11,7 +11,14 @@ import type { PresenceBus } from '../../redis/presenceBus.js'
 
 const LISTEN_ADDRESSES = new Set(['127.0.0.1', '::1', '0.0.0.0', '::'])
 import { listenForServe } from '../previousPort.js'
+import { RefusedError } from '../refusedError.js'
 import { UsageError } from '../usage.js'
+
+/**
+ * How long start-up waits to know whether its node id is free: another process's claim on it runs out within its
+ * time to live (15 s) when that process is gone. Past this, the node serves, and a clash found later stops it.
+ */
+const ID_CLAIM_WAIT_MS = 30_000
 
 /** `quire serve`: the daemon. Owns the data directory and serves MCP over HTTP on 127.0.0.1 until stopped. */
 export async function serveCommand(home: string, args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -56,12 +63,23 @@ export async function serveCommand(home: string, args: string[], out: (line: str
         throw new UsageError(`--redis: ${(error as Error).message}`)
       }
       let said: string | undefined
+      let starting = true
       presenceBus.onStatus((status) => {
-        // Said once per change of state (the reason's wording may change while it stays degraded).
-        if (status.state === said) return
-        said = status.state
+        // Said once per change of state (the reason's wording may change while it stays degraded, or while it waits
+        // for another process's claim on the id); a clash at start-up is the error below.
+        const state = status.state === 'connecting' && status.reason ? 'waiting' : status.state
+        if (state === said || (starting && state === 'clash')) return
+        said = state
         out(presenceStatusLine(status))
       })
+      // Never under an id another running node uses: each would drop the other's editors as its own echoes.
+      const settled = await presenceBus.settled(ID_CLAIM_WAIT_MS)
+      starting = false
+      if (settled.state === 'clash') {
+        throw new RefusedError(
+          `node id ${JSON.stringify(presenceBus.node)} is in use by another running node (found through Redis at ${presenceBus.redis}): give every node its own QUIRE_NODE_ID, or leave it unset for a unique one`,
+        )
+      }
     }
     for (const folder of values.workspace ?? []) {
       await openWorkspaceAsPerson(quire.services.engine.store, quire.services.engine.views.workspace, resolve(folder), USER)
