@@ -324,8 +324,10 @@ export class PresenceBus implements AwarenessRelay {
         this.enter('connecting')
         await pause(this.claimQuietMs)
       }
-      let seenExpiry: number | undefined
+      // The latest the other claim can end, as last seen: without renewal, no later look can find it ending later.
+      let endsBy: number | undefined
       while (current()) {
+        const asked = performance.now()
         const answer = await this.claim.take()
         if (!current()) {
           // Closed while the answer was on its way: a claim taken then would keep a restart waiting for it to run out.
@@ -340,10 +342,10 @@ export class PresenceBus implements AwarenessRelay {
           this.publish(this.ownState(true))
           return
         }
-        const expiry = performance.now() + answer.expiresInMs
         if (this.everHeld) return this.clash('took the id while this node was cut off from Redis')
-        if (seenExpiry !== undefined && expiry > seenExpiry + RENEWAL_TOLERANCE_MS) return this.clash('keeps renewing its claim on the id')
-        seenExpiry = expiry
+        // The answer was computed between asking and now: measured from either end, latency never looks like renewal.
+        if (endsBy !== undefined && asked + answer.expiresInMs > endsBy + PTTL_ROUNDING_MS) return this.clash('keeps renewing its claim on the id')
+        endsBy = Math.min(endsBy ?? Infinity, performance.now() + answer.expiresInMs)
         this.enter('connecting', `another process holds the id ${this.node} in Redis; waiting up to ${Math.ceil(answer.expiresInMs / 1000)} s for it to run out (a node that stopped without a word) or be renewed (a node that runs)`)
         await pause(Math.min(answer.expiresInMs + 10, this.heartbeatMs / 2))
       }
@@ -547,7 +549,7 @@ export class PresenceBus implements AwarenessRelay {
   }
 }
 
-/** How much later another process's claim may seem to end, from one look to the next, before it counts as renewed. */
-const RENEWAL_TOLERANCE_MS = 250
+/** Redis answers a key's time to live in whole milliseconds. */
+const PTTL_ROUNDING_MS = 2
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())

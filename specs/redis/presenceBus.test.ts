@@ -320,6 +320,20 @@ describe("a node's id, held in Redis", () => {
     }
   })
 
+  it('a claim on the id that another process keeps renewing is a clash, even when that process says nothing', async () => {
+    const raw = new Redis({ path: redis.url.slice('unix://'.length) })
+    const renewing = setInterval(() => void raw.set('quire:presence:node:node-renewed', 'a-silent-instance', 'PX', 3_000), 300)
+    try {
+      await raw.set('quire:presence:node:node-renewed', 'a-silent-instance', 'PX', 3_000)
+      const bus = new PresenceBus({ redis: redis.url, presence: new PresenceRegistry(), nodeId: 'node-renewed', heartbeatMs: 400 })
+      buses.push(bus)
+      expect(await bus.settled(10_000)).toMatchObject({ state: 'clash', reason: expect.stringMatching(/keeps renewing its claim/) })
+    } finally {
+      clearInterval(renewing)
+      raw.disconnect()
+    }
+  })
+
   it('a process heard speaking under the id of a node still taking it is a clash', async () => {
     const raw = new Redis({ path: redis.url.slice('unix://'.length) })
     try {
