@@ -2,10 +2,9 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { consoleEditor, consoleRig, type ConsoleRig, eventually, openTab, screenshot } from '../support/browser.js'
+import { connectAgent, consoleEditor, consoleRig, type ConsoleRig, eventually, openTab, screenshot } from '../support/browser.js'
 import { runCli } from '../support/cli.js'
-import { ok } from '../support/conformance.js'
-import type { Session } from '../support/mcpHarness.js'
+import type { Session, ToolResult } from '../support/mcpHarness.js'
 
 /**
  * The person's typing in the WYSIWYG editor is never altered by an assistant's write to another paragraph (issue 24
@@ -19,24 +18,23 @@ describe('console WYSIWYG editor beside an assistant\'s write (Chromium)', () =>
   beforeAll(async () => {
     rig = await consoleRig('quire-browser-write-elsewhere-')
     page = rig.page
-    const added = await fetch(`${rig.daemon.url}/admin/agents`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${rig.daemon.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'claude' }),
-    })
-    ai = await rig.daemon.connect(((await added.json()) as { token: string }).token)
+    ai = await connectAgent(rig, 'claude')
   })
   afterAll(async () => {
     await ai?.close()
     await rig?.close()
   })
 
-  const read = async (tabId: string) => ok(await ai.call('document', { action: 'read', tabId })) as { content: string; revision: string }
+  const succeeded = (result: ToolResult): Record<string, unknown> => {
+    expect(result.isError, result.text).toBe(false)
+    return result.structured!
+  }
+  const read = async (tabId: string) => succeeded(await ai.call('document', { action: 'read', tabId })) as { content: string; revision: string }
 
   it('"Ben ", a pause, an assistant\'s paragraph, then "volunteers": the document reads "Ben volunteers"', async () => {
     const path = join(rig.folder, 'team.md')
     await writeFile(path, '# Team\n')
-    const tabId = ok(await ai.call('workspace', { action: 'open', filePath: path })).tabId as string
+    const tabId = succeeded(await ai.call('workspace', { action: 'open', filePath: path })).tabId as string
     await openTab(page, tabId, 'wysiwyg')
     await eventually(() => consoleEditor(page), (editor) => editor?.text === 'Team')
     await page.locator('.ProseMirror h1').click()
@@ -46,8 +44,7 @@ describe('console WYSIWYG editor beside an assistant\'s write (Chromium)', () =>
     // The pause: the keystrokes have reached the document (the trailing space is the editor's, not the Markdown's).
     await eventually(() => read(tabId), (document) => document.content === '# Team\n\nBen\n')
 
-    const written = await ai.call('document', { action: 'write', tabId, content: '# Team\n\nBen\n\nThe assistant added this paragraph.\n', save: false })
-    expect(written.isError, written.text).toBe(false)
+    succeeded(await ai.call('document', { action: 'write', tabId, content: '# Team\n\nBen\n\nThe assistant added this paragraph.\n', save: false }))
     await eventually(() => consoleEditor(page), (editor) => editor?.text === 'Team\nBen \nThe assistant added this paragraph.')
 
     await page.keyboard.type('volunteers')

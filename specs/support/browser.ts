@@ -150,3 +150,13 @@ export async function consoleRig(prefix: string): Promise<ConsoleRig> {
     },
   }
 }
+
+/** An assistant with its own token (so its name is the principal on all it does), connected to the rig's daemon. */
+export async function connectAgent(rig: ConsoleRig, name: string): Promise<Session> {
+  const added = await fetch(`${rig.daemon.url}/admin/agents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${rig.daemon.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  })
+  return rig.daemon.connect(((await added.json()) as { token: string }).token)
+}
