@@ -277,9 +277,11 @@ export class DocumentCommands {
     const changedText: boolean[] = []
     const sides = { text: false, mirror: false }
     let written: { readonly text: WrittenText; readonly base: DocumentBase } | undefined
+    // An assistant's change: its text hunks are captured as it is applied (the AI change the person reviews).
+    const origin = state.captureOrigin(input.actor, journalPosition)
     if (updates) {
       for (const update of updates) {
-        const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update)
+        const { stateChanged, textChanged, mirrorChanged } = state.applyRemote(update, origin)
         if (!stateChanged) continue
         events.push({ type: 'document.changed', actor: input.actor, data: { update, journal: journalPosition } })
         changedText.push(textChanged)
@@ -288,7 +290,7 @@ export class DocumentCommands {
       }
     } else {
       const mark = merge && markBeforeWrite(state.ydoc)
-      const change = state.transactLocal(hunks)
+      const change = state.transactLocal(hunks, origin)
       events.push({ type: 'document.changed', actor: input.actor, data: { update: change.update, journal: journalPosition } })
       changedText.push(change.textChanged)
       sides.text = true
@@ -559,6 +561,48 @@ export class DocumentCommands {
         return events.length === 0 ? undefined : (await this.commit(state, events)).durable
       })
       await durable
+    })
+  }
+
+  /**
+   * A change the person makes through core (a review's undo or redo, DESIGN §11), in the document's write turn so it
+   * never lands inside an assistant's write being recorded. `plan` decides from the document in its step (a
+   * QuireError refuses, nothing changed); the change it returns runs as one local Yjs transaction and returns the
+   * events that describe it, appended before the content event it produced (and the bridge's follow-up) in one
+   * append. Answers once the append is durable (JOURNAL_UNAVAILABLE when the log does not take it in time).
+   */
+  async changeAsPerson<T>(
+    docId: string,
+    actor: Actor,
+    plan: (state: DocumentState) => (transaction: Y.Transaction) => { readonly events: readonly EventInput[]; readonly outcome: T },
+  ): Promise<{ readonly revision: string; readonly outcome: T }> {
+    await this.require(docId)
+    return this.turns.run(docId, async () => {
+      const { durable, state, outcome } = await this.inStep(docId, async (state) => {
+        const apply = plan(state)
+        let change: ReturnType<typeof state.transactLocalWith<{ readonly events: readonly EventInput[]; readonly outcome: T }>>
+        try {
+          change = state.transactLocalWith(apply)
+        } catch (error) {
+          // Part of the change may be in the live Y.Doc and not in the log: rebuilt from the log on next use.
+          this.documents.evict(docId)
+          throw error
+        }
+        const events: EventInput[] = [...change.result.events]
+        const changed = events.map(() => false)
+        if (change.textChanged) {
+          events.push({ type: 'document.changed', actor, data: { update: change.update } })
+          changed.push(true)
+          this.bridge(state, { text: true, mirror: false }, events, changed)
+        }
+        if (events.length === 0) return { durable: undefined, state, outcome: change.result.outcome }
+        const appended = await this.commit(state, events, { applied: changed })
+        return { durable: appended.durable, state, outcome: change.result.outcome }
+      })
+      if (durable && (await durableWithin(durable, this.journalDeadlineMs)) !== 'durable') {
+        throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not record this change in time; nothing was changed')
+      }
+      return { revision: state.revision, outcome }
     })
   }
 

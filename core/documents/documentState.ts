@@ -3,7 +3,7 @@ import * as Y from 'yjs'
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
 import type { RecordedEvent } from '../log/eventLog.js'
-import { DivergenceResolved, DocumentChanged, DocumentCreated, DocumentDiverged, DocumentSaved, DocumentSeen, JournalRecorded, documentKinds, type DocumentKind } from './events.js'
+import { DivergenceResolved, DocumentChanged, DocumentCreated, DocumentDiverged, DocumentSaved, DocumentSeen, JournalRecorded, ReviewKept, ReviewMarked, ReviewRedone, ReviewUndone, documentKinds, type DocumentKind } from './events.js'
 import { Sightings, recordedWrittenText, sightingKey, writtenTextOf, type RecordedWrittenText, type Sighting } from './sightings.js'
 import type { Actor } from '../events/actor.js'
 import { positionOfRevision, revisionToken } from './revision.js'
@@ -11,7 +11,9 @@ import { dataOf } from '../events/schema.js'
 import type { Hunk } from './textDiff.js'
 import { textChanged } from './contentChange.js'
 import { MIRROR_FRAGMENT } from '../markdown/mirror.js'
-import { ReviewBacklog, type ReviewBacklogFields } from './reviewBacklog.js'
+import { AiChanges, type AiChange, type AiChangesFields } from './aiChanges.js'
+import { textHunksOf, type TextHunk } from './textChanges.js'
+import { restoredRevision } from './restoreDetail.js'
 
 export interface SavedMark {
   readonly path: string
@@ -46,8 +48,8 @@ export interface LocalChange {
 
 type DeleteSet = Y.Snapshot['ds']
 
-/** 2: the save mark records the revision it saved. Older snapshots are not read (the log rebuilds them). */
-const SNAPSHOT_FORMAT = 2
+/** 3: the AI changes with their hunks. Older snapshots are not read (the log rebuilds them). */
+const SNAPSHOT_FORMAT = 3
 
 /** The Yjs update that changes nothing (no structs, no deletions). */
 const EMPTY_UPDATE = Y.encodeStateAsUpdate(new Y.Doc())
@@ -61,6 +63,9 @@ const transactionEnded: unique symbol = Symbol('transactionEnded')
 const collectEveryDeletion = (): boolean => true
 
 const NEVER_SETTLES = new Promise<never>(() => {})
+
+/** The Yjs transaction origin of an assistant's change, whose text hunks the state captures (see captureOrigin). */
+const CAPTURE: unique symbol = Symbol('an AI change')
 
 /**
  * A document's Y.Doc, leaner than a default one so that an idle document costs no more than a plain Y.Doc of its
@@ -130,8 +135,11 @@ export class DocumentState {
   private lastTextChanged = false
   private lastStateChanged = false
   private lastMirrorChanged = false
-  /** Set while transactLocal runs: whether its hunks change the text (they always do when there are any). */
-  private localChange: { readonly changesText: boolean } | undefined
+  /**
+   * Set while a local change runs: whether it changes the text when that is known ahead (hunks always do when there
+   * are any), else undefined and the transaction is looked at.
+   */
+  private localChange: { readonly changesText: boolean | undefined } | undefined
   /**
    * Counts the transactions that changed the text. The caches below are keyed by it rather than by the revision:
    * a local change knows its text before its event moves the revision, and the text is the same before and after
@@ -151,10 +159,12 @@ export class DocumentState {
   private cachedSnapshot: { stamp: number; snapshot: Y.Snapshot } | undefined
   /** What each principal last saw through each tab (undefined while none did): the base of its next write. */
   private sightings: Sightings | undefined
-  /** The review backlog folded with the rest (undefined while nothing counted); see reviewBacklog(). */
-  private review: ReviewBacklog | undefined
-  /** False when restored from a snapshot written before snapshots kept the backlog. */
-  private reviewKnown = true
+  /** The AI changes and where the person's review left each (undefined while there was none). */
+  private changes: AiChanges | undefined
+  /** Log position up to which the person marked every AI change reviewed (0: never). */
+  reviewedUpTo = 0
+  /** The text hunks of the transactions an AI change's content made, since the change's event was last folded. */
+  private captured: TextHunk[] = []
 
   constructor(readonly docId: string) {
     this.ydoc = new DocumentYDoc(docId, this)
@@ -168,13 +178,15 @@ export class DocumentState {
    */
   [transactionEnded](transaction: Y.Transaction): void {
     // A local change of known hunks knows the answer already (see transactLocal).
-    const changedText = this.localChange ? this.localChange.changesText : textChanged(transaction, this.text)
-    if (!this.localChange) this.lastTextChanged ||= changedText
+    const known = this.localChange?.changesText
+    const changedText = known ?? textChanged(transaction, this.text)
+    if (known === undefined) this.lastTextChanged ||= changedText
     if (changedText) this.textVersion++
     this.lastStateChanged ||=
       transaction.deleteSet.clients.size > 0 || !sameState(transaction.beforeState, transaction.afterState)
     const mirror = this.ydoc.share.get(MIRROR_FRAGMENT)
     if (mirror) this.lastMirrorChanged ||= transaction.changedParentTypes.has(mirror) || transaction.changed.has(mirror)
+    if (transaction.origin === CAPTURE && changedText) this.captured.push(...textHunksOf(transaction, this.text))
     this.carrySnapshot(transaction)
   }
 
@@ -260,14 +272,44 @@ export class DocumentState {
       }
       case DocumentChanged.type: {
         const data = dataOf(event, DocumentChanged)
-        if (this.applyUpdate(data.update)) this.revisionPosition = event.position
+        const capturing = this.capturesChange(event)
+        if (this.applyUpdate(data.update, capturing ? CAPTURE : null)) this.revisionPosition = event.position
         this.foldWriter(data.journal, event.position)
         this.foldPersonEdit(event)
+        if (capturing) this.foldChange(data.journal!)
         break
       }
       case JournalRecorded.type: {
-        const writer = dataOf(event, JournalRecorded).writer
+        const data = dataOf(event, JournalRecorded)
+        const writer = data.writer
         this.journalWriter = writer ? { tabId: writer.tabId, windowLabel: writer.windowLabel, position: event.position } : null
+        const restore = restoredRevision(data.detail) !== undefined
+        if (event.actor.kind === 'mcp' || restore || this.changes) {
+          ;(this.changes ??= new AiChanges()).noteJournal(event.position, event.at, event.actor, data.operation, data.addresses ?? [], restore)
+        }
+        break
+      }
+      case ReviewKept.type: {
+        const data = dataOf(event, ReviewKept)
+        this.changes?.keep(data.change, data.hunks)
+        break
+      }
+      case ReviewUndone.type: {
+        const data = dataOf(event, ReviewUndone)
+        this.changes?.undone(data.change, data.hunks.map(({ index, restored }) => ({ index, created: restored })))
+        break
+      }
+      case ReviewRedone.type: {
+        const data = dataOf(event, ReviewRedone)
+        this.changes?.redone(data.change, data.hunks.map(({ index, inserted }) => ({ index, created: inserted })))
+        break
+      }
+      case ReviewMarked.type: {
+        const upTo = dataOf(event, ReviewMarked).upToPosition
+        if (upTo > this.reviewedUpTo) {
+          this.reviewedUpTo = upTo
+          this.changes?.keepUpTo(upTo)
+        }
         break
       }
       case DocumentSaved.type: {
@@ -292,10 +334,8 @@ export class DocumentState {
         break
       }
       default:
-        // Future event types do not change the fold (review marks: the backlog's, below).
         break
     }
-    this.foldReview(event)
     this.version = event.streamVersion
     this.position = event.position
   }
@@ -336,35 +376,51 @@ export class DocumentState {
     }
   }
 
-  private foldReview(event: RecordedEvent): void {
-    if (this.reviewKnown && ReviewBacklog.counts(event)) (this.review ??= new ReviewBacklog()).apply(event)
+  /**
+   * Whether `event` is content of an AI change (an assistant's own change event carrying its journal entry): its text
+   * hunks are captured as it is applied. The bridge's follow-ups (by `system`) change the mirror, not the text.
+   */
+  private capturesChange(event: RecordedEvent): boolean {
+    return (event.actor.kind === 'mcp' || event.actor.kind === 'user') && this.changes?.captures(dataOf(event, DocumentChanged).journal) === true
+  }
+
+  /** Gives the text hunks captured since to AI change `journal`. */
+  private foldChange(journal: number): void {
+    const hunks = this.captured
+    this.captured = []
+    this.changes!.noteApplied(journal, hunks, this.revisionPosition)
   }
 
   /**
-   * The document's review backlog as of `version`, a copy the caller may fold further; undefined when this state
-   * came from a snapshot that did not keep it (the caller then folds the stream from its start).
+   * An assistant's change is about to be applied to this state ahead of its append (DocumentCommands' write): the
+   * Yjs origin that makes its transactions' text hunks captured, as `apply` captures them when it folds the event.
    */
-  /**
-   * The review backlog's counts as of `version`, read in place (a write asks on every call, and a copy costs the
-   * whole list of unreviewed changes); undefined when this state came from a snapshot that did not keep the backlog.
-   */
-  reviewCounts(): { readonly unreviewed: number; readonly reviewedUpTo: number } | undefined {
-    if (!this.reviewKnown) return undefined
-    return { unreviewed: this.review?.unreviewed ?? 0, reviewedUpTo: this.review?.reviewedUpTo ?? 0 }
+  captureOrigin(actor: Actor, journal: number): typeof CAPTURE | null {
+    return (actor.kind === 'mcp' || actor.kind === 'user') && this.changes?.captures(journal) === true ? CAPTURE : null
   }
 
-  reviewBacklog(): ReviewBacklog | undefined {
-    if (!this.reviewKnown) return undefined
-    const copy = this.review ? ReviewBacklog.fromFields(this.review.fields()) : new ReviewBacklog()
-    copy.version = this.version
-    return copy
+  /** The document's AI changes, oldest first (DESIGN §11). */
+  aiChanges(): readonly AiChange[] {
+    return this.changes?.all() ?? []
+  }
+
+  aiChange(id: number): AiChange | undefined {
+    return this.changes?.get(id)
+  }
+
+  /**
+   * The review backlog's counts (DOC.WRITE.18): the AI changes the person has neither kept nor undone, and how far
+   * their last "mark all reviewed" reached.
+   */
+  reviewCounts(): { readonly unreviewed: number; readonly reviewedUpTo: number } {
+    return { unreviewed: this.changes?.pendingCount ?? 0, reviewedUpTo: this.reviewedUpTo }
   }
 
   /** Applies a Yjs update; true when it changed the text. Never throws: a malformed update changes nothing. */
-  private applyUpdate(update: Uint8Array): boolean {
+  private applyUpdate(update: Uint8Array, origin: typeof CAPTURE | null = null): boolean {
     this.lastTextChanged = false
     try {
-      Y.applyUpdate(this.ydoc, update)
+      Y.applyUpdate(this.ydoc, update, origin)
     } catch {
       return false
     }
@@ -375,42 +431,58 @@ export class DocumentState {
    * Applies a peer's update ahead of recording it. `stateChanged` is false when the update brought nothing new
    * (a duplicate), in which case nothing should be recorded.
    */
-  applyRemote(update: Uint8Array): { stateChanged: boolean; textChanged: boolean; mirrorChanged: boolean } {
+  applyRemote(update: Uint8Array, origin: typeof CAPTURE | null = null): { stateChanged: boolean; textChanged: boolean; mirrorChanged: boolean } {
     const store = this.ydoc.store
     const pendingStructs = store.pendingStructs
     const pendingDs = store.pendingDs
     this.lastTextChanged = false
     this.lastStateChanged = false
     this.lastMirrorChanged = false
-    Y.applyUpdate(this.ydoc, update)
+    Y.applyUpdate(this.ydoc, update, origin)
     const stateChanged = this.lastStateChanged || store.pendingStructs !== pendingStructs || store.pendingDs !== pendingDs
     return { stateChanged, textChanged: this.lastTextChanged, mirrorChanged: this.lastMirrorChanged }
   }
 
-  /** Applies hunks as one local Yjs transaction and returns the update it produced, ahead of recording it. */
-  transactLocal(hunks: readonly Hunk[]): LocalChange {
+  /**
+   * Applies hunks as one local Yjs transaction and returns the update it produced, ahead of recording it. `origin`
+   * marks an assistant's change whose text hunks are captured (captureOrigin).
+   */
+  transactLocal(hunks: readonly Hunk[], origin: typeof CAPTURE | null = null): LocalChange {
+    // Hunks from a diff of two different texts always change the text, and an empty list never does; replaying the
+    // update decides the same way, by looking at what it did.
+    return this.transactLocalWith(() => {
+      // Back to front, so each hunk's offsets are still those of the old text.
+      for (let i = hunks.length - 1; i >= 0; i--) {
+        const hunk = hunks[i]!
+        if (hunk.deleteCount > 0) this.text.delete(hunk.start, hunk.deleteCount)
+        if (hunk.insert.length > 0) this.text.insert(hunk.start, hunk.insert)
+      }
+    }, origin, hunks.length > 0)
+  }
+
+  /**
+   * Runs `change` as one local Yjs transaction on the document and returns the update it produced (ahead of recording
+   * it), whether it changed the text (`changesText` when known ahead, else from the transaction) and what `change`
+   * returned.
+   */
+  transactLocalWith<T>(change: (transaction: Y.Transaction) => T, origin: typeof CAPTURE | null = null, changesText?: boolean): LocalChange & { readonly result: T } {
     let update: Uint8Array = EMPTY_UPDATE
     const capture = (produced: Uint8Array) => {
       update = produced
     }
     this.ydoc.on('update', capture)
-    this.localChange = { changesText: hunks.length > 0 }
+    this.localChange = { changesText }
+    this.lastTextChanged = false
+    let result!: T
     try {
-      this.ydoc.transact(() => {
-        // Back to front, so each hunk's offsets are still those of the old text.
-        for (let i = hunks.length - 1; i >= 0; i--) {
-          const hunk = hunks[i]!
-          if (hunk.deleteCount > 0) this.text.delete(hunk.start, hunk.deleteCount)
-          if (hunk.insert.length > 0) this.text.insert(hunk.start, hunk.insert)
-        }
-      })
+      this.ydoc.transact((transaction) => {
+        result = change(transaction)
+      }, origin)
     } finally {
       this.ydoc.off('update', capture)
       this.localChange = undefined
     }
-    // Hunks from a diff of two different texts always change the text, and an empty list never does; replaying the
-    // update decides the same way, by looking at what it did.
-    return { update, textChanged: hunks.length > 0 }
+    return { update, textChanged: changesText ?? this.lastTextChanged, result }
   }
 
   /**
@@ -434,10 +506,12 @@ export class DocumentState {
     if (event.type === 'document.created' || changedText) this.revisionPosition = event.position
     if (event.type === 'document.created') this.meta = metaOf(this.docId, event)
     else {
-      this.foldWriter(dataOf(event, DocumentChanged).journal, event.position)
+      const { journal } = dataOf(event, DocumentChanged)
+      this.foldWriter(journal, event.position)
       this.foldPersonEdit(event)
+      // Its transactions ran with captureOrigin, so its hunks were captured as they would be by `apply`.
+      if (this.capturesChange(event)) this.foldChange(journal!)
     }
-    this.foldReview(event)
     this.version = event.streamVersion
     this.position = event.position
   }
@@ -456,8 +530,8 @@ export class DocumentState {
       personEditPosition: this.personEditPosition,
       journalWriter: this.journalWriter ? { ...this.journalWriter } : null,
       sightings: this.sightingsRecord(),
-      // Absent (not null) when unknown: a reader then folds the stream for it, as before snapshots kept it.
-      ...(this.reviewKnown ? { review: this.review ? this.review.fields() : null } : {}),
+      reviewedUpTo: this.reviewedUpTo,
+      changes: this.changes ? this.changes.fields() : null,
     })
     encoding.writeVarUint8Array(encoder, Y.encodeStateAsUpdate(this.ydoc))
     return encoding.toUint8Array(encoder)
@@ -475,7 +549,8 @@ export class DocumentState {
       revisionPosition: number
       saved: SavedMark | null
       divergence?: { sha256: string; kept: boolean } | null
-      review?: ReviewBacklogFields | null
+      reviewedUpTo: number
+      changes: AiChangesFields | null
       /** Absent from snapshots written before the last writer was folded: unknown until the next tab's write. */
       lastWriter?: LastWriter | null
       /** Absent from snapshots written before it was folded: no edit of the person's known. */
@@ -498,8 +573,8 @@ export class DocumentState {
     for (const { key, position, revisionPosition, written } of fields.sightings ?? []) {
       ;(state.sightings ??= new Sightings()).note(key, { position, revisionPosition, ...(written ? { written: writtenTextOf(written) } : {}) })
     }
-    state.reviewKnown = fields.review !== undefined
-    state.review = fields.review ? ReviewBacklog.fromFields(fields.review) : undefined
+    state.reviewedUpTo = fields.reviewedUpTo
+    state.changes = fields.changes ? AiChanges.fromFields(fields.changes) : undefined
     state.snapshotVersion = fields.version
     return state
   }

@@ -133,6 +133,44 @@ export const ReviewMarked = defineEvent({
   schema: z.object({ upToPosition: z.number().int().nonnegative() }),
 })
 
+const textRuns = z.array(z.object({ client: z.number().int().nonnegative(), clock: z.number().int().nonnegative(), text: z.string().min(1) }).strict())
+const hunkIndexes = z.array(z.number().int().nonnegative()).min(1)
+
+/**
+ * The person keeps an AI change (DESIGN §11), or some of its hunks (by index): reviewed, as it is. The change is the
+ * position of its journal entry. In the document's stream, so its fold (and snapshot) knows every change's state.
+ */
+export const ReviewKept = defineEvent({
+  type: 'review.kept',
+  version: 1,
+  schema: z.object({ change: z.number().int().positive(), hunks: hunkIndexes.optional() }).strict(),
+})
+
+/**
+ * The person undoes hunks of an AI change: the content event that follows in the same append deletes the characters
+ * the change inserted that still stand (never anyone else's) and puts back what it deleted, as `restored` (the new
+ * characters, with their text); `skipped` names hunks that could not be undone cleanly, and why.
+ */
+export const ReviewUndone = defineEvent({
+  type: 'review.undone',
+  version: 1,
+  schema: z.object({
+    change: z.number().int().positive(),
+    hunks: z.array(z.object({ index: z.number().int().nonnegative(), restored: textRuns }).strict()),
+    skipped: z.array(z.object({ index: z.number().int().nonnegative(), reason: z.string() }).strict()).optional(),
+  }).strict(),
+})
+
+/** The person redoes hunks they undid: the content event that follows deletes what the undo put back and inserts the change's text again (`inserted`). */
+export const ReviewRedone = defineEvent({
+  type: 'review.redone',
+  version: 1,
+  schema: z.object({
+    change: z.number().int().positive(),
+    hunks: z.array(z.object({ index: z.number().int().nonnegative(), inserted: textRuns }).strict()),
+  }).strict(),
+})
+
 /** Yjs ids as `[client, clock, length]` triples (a set of id ranges, in the log's JSON-like encoding). */
 const idTriples = z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative(), z.number().int().positive()]))
 

@@ -1,5 +1,9 @@
 import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
+import { changeIdOf, changeToken, isPending, type AiChange } from '../documents/aiChanges.js'
+import type { DocumentState } from '../documents/documentState.js'
+import { revisionToken } from '../documents/revision.js'
+import { chooseHunks, keepChange, redoChange, undoChange, type SkippedHunk } from './decider.js'
 import type { EventLog } from '../log/eventLog.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import { documentStream } from '../documents/events.js'
@@ -7,7 +11,6 @@ import { positionOfRevision } from '../documents/revision.js'
 import type { Settings } from '../settings/events.js'
 import type { DocumentRepository } from '../documents/documentRepository.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
-import { ReviewBacklog } from './backlog.js'
 
 /**
  * The review backlog (DOC.WRITE.18, TOOLS.md §16 leaves the rule to us): an AI change is unreviewed until the person
@@ -17,10 +20,6 @@ import { ReviewBacklog } from './backlog.js'
  * from the cached stream version on each question (so a write pays for the events since the last one, not the stream).
  */
 export class ReviewCommands {
-  private readonly backlogs = new Map<string, ReviewBacklog>()
-  /** One catch-up at a time per document, so events fold once and in order. */
-  private readonly catchUps = new Map<string, Promise<ReviewBacklog>>()
-
   constructor(
     private readonly store: EventLog,
     private readonly documents: DocumentRepository,
@@ -43,15 +42,14 @@ export class ReviewCommands {
   }
 
   /**
-   * The document's own fold when it holds every event of its stream this node knows of (the usual case: a write's
-   * events are folded as they are appended), so a write reads nothing from the log; otherwise the backlog folded here
-   * from the log (a state from a snapshot older than the backlog's field, or one behind another node's events).
+   * The document's own fold (its AI changes and review marks), caught up first with what other nodes appended to
+   * its stream that this node has not folded yet.
    */
   private async counts(docId: string): Promise<{ readonly unreviewed: number; readonly reviewedUpTo: number }> {
     const state = await this.documents.get(docId)
-    const counts = state?.reviewCounts()
-    if (state && counts && state.version >= (await this.store.streamHead(documentStream(docId))).version) return counts
-    return this.backlog(docId)
+    if (!state) return { unreviewed: 0, reviewedUpTo: 0 }
+    if (state.version < (await this.store.streamHead(documentStream(docId))).version) await this.commands.caughtUp(docId)
+    return ((await this.documents.get(docId)) ?? state).reviewCounts()
   }
 
   /** Refuses the next AI write when it would take the backlog past the limit (REVIEW_BACKLOG_FULL, DOC.WRITE.18). */
@@ -75,27 +73,176 @@ export class ReviewCommands {
     await this.commands.markReviewed(docId, upToRevision, () => this.reviewedUpTo(docId), actor)
   }
 
-  private backlog(docId: string): Promise<ReviewBacklog> {
-    const previous = this.catchUps.get(docId) ?? Promise.resolve(undefined)
-    const next = previous.then(
-      () => this.catchUp(docId),
-      () => this.catchUp(docId),
-    )
-    this.catchUps.set(docId, next)
-    void next.finally(() => {
-      if (this.catchUps.get(docId) === next) this.catchUps.delete(docId)
-    }).catch(() => {})
-    return next
+  /** The document's changes (AI changes and the person's restores), oldest first, as the person reviews them. */
+  async list(docId: string): Promise<ChangeView[]> {
+    const state = await this.current(docId)
+    return state.aiChanges().map(changeView)
   }
 
-  private async catchUp(docId: string): Promise<ReviewBacklog> {
-    let backlog = this.backlogs.get(docId)
-    if (!backlog) {
-      // The document's fold keeps its backlog (and its snapshot does): only the events past it are read here.
-      backlog = (await this.documents.get(docId))?.reviewBacklog() ?? new ReviewBacklog()
-      this.backlogs.set(docId, backlog)
-    }
-    for await (const event of this.store.readStream(documentStream(docId), { fromVersion: backlog.version + 1 })) backlog.apply(event)
-    return backlog
+  /** The person keeps change `change` (a `ch-` id), or its hunks `hunks`: reviewed, as it is. */
+  async keep(docId: string, change: string, hunks: readonly number[] | undefined, actor: Actor): Promise<ReviewOutcome> {
+    const id = idOf(change)
+    const { revision, outcome } = await this.commands.changeAsPerson(docId, actor, (state) => {
+      const { change: kept, chosen } = chooseHunks(state, id, 'keep', hunks)
+      return () => ({ events: keepChange(kept, chosen, actor), outcome: chosen })
+    })
+    return { change: changeToken(id), revision, done: outcome, skipped: [] }
   }
+
+  /**
+   * The person undoes change `change`, or its hunks `hunks` (DESIGN §11): the characters it inserted that still stand
+   * are deleted (never anyone else's, even inside them) and what it deleted is put back where it was. A hunk that
+   * cannot be undone cleanly is left, and said so.
+   */
+  async undo(docId: string, change: string, hunks: readonly number[] | undefined, actor: Actor): Promise<ReviewOutcome> {
+    const id = idOf(change)
+    const { revision, outcome } = await this.commands.changeAsPerson(docId, actor, (state) => {
+      const { change: target, chosen } = chooseHunks(state, id, 'undo', hunks)
+      return (transaction) => {
+        const { events, undone, skipped } = undoChange(transaction, state.text, target, chosen, actor)
+        return { events, outcome: { undone, skipped } }
+      }
+    })
+    return { change: changeToken(id), revision, done: outcome.undone, skipped: outcome.skipped }
+  }
+
+  /** The person redoes what they undid of change `change` (its hunks `hunks`). */
+  async redo(docId: string, change: string, hunks: readonly number[] | undefined, actor: Actor): Promise<ReviewOutcome> {
+    const id = idOf(change)
+    const { revision, outcome } = await this.commands.changeAsPerson(docId, actor, (state) => {
+      const { change: target, chosen } = chooseHunks(state, id, 'redo', hunks)
+      return (transaction) => {
+        const { events, redone } = redoChange(transaction, state.text, target, chosen, actor)
+        return { events, outcome: redone }
+      }
+    })
+    return { change: changeToken(id), revision, done: outcome, skipped: [] }
+  }
+
+  /**
+   * Undoes, in one step, every pending change one assistant made to the document (`principal`, or only its connection
+   * `connection`) since `since` (a time in ms: changes made then or later; or a revision token: changes that landed
+   * after it), newest first.
+   */
+  async undoBy(docId: string, who: { readonly principal: string; readonly connection?: string; readonly since?: number | string }, actor: Actor): Promise<SessionUndone> {
+    const { revision, outcome } = await this.commands.changeAsPerson(docId, actor, (state) => {
+      const targets = changesBy(state, who)
+      if (targets.length === 0) throw new QuireError('INVALID_ARGUMENT', `${who.principal} has no pending change in document ${state.docId}${who.since === undefined ? '' : ' since then'}`)
+      return (transaction) => {
+        const events = []
+        const changes: { change: string; undone: number[]; skipped: SkippedHunk[] }[] = []
+        for (const change of targets) {
+          const chosen = change.hunks.flatMap((hunk, index) => (hunk.state === 'pending' ? [index] : []))
+          const undone = undoChange(transaction, state.text, change, chosen, actor)
+          events.push(...undone.events)
+          changes.push({ change: changeToken(change.id), undone: undone.undone, skipped: undone.skipped })
+        }
+        return { events, outcome: changes }
+      }
+    })
+    return { revision, changes: outcome }
+  }
+
+  /** The document with every event of its stream this node can read folded in. */
+  private async current(docId: string): Promise<DocumentState> {
+    await this.commands.caughtUp(docId)
+    const state = await this.documents.get(docId)
+    if (!state) throw new QuireError('NOT_FOUND', `no document ${docId}`)
+    return state
+  }
+}
+
+/** What a keep, an undo or a redo did: the hunks it did, those it left and why, and the document's revision after. */
+export interface ReviewOutcome {
+  readonly change: string
+  readonly revision: string
+  readonly done: readonly number[]
+  readonly skipped: readonly SkippedHunk[]
+}
+
+export interface SessionUndone {
+  readonly revision: string
+  readonly changes: readonly { readonly change: string; readonly undone: readonly number[]; readonly skipped: readonly SkippedHunk[] }[]
+}
+
+/** A change as people and scripts see it (`quire review list`, the console). */
+export interface ChangeView {
+  readonly id: string
+  readonly by: 'assistant' | 'person'
+  /** The agent's name (the person's restores: `person`). */
+  readonly agent: string
+  readonly connection: string
+  /** ISO 8601. */
+  readonly at: string
+  readonly revision: string
+  readonly operation: string
+  readonly addresses: readonly string[]
+  readonly inserted: number
+  readonly deleted: number
+  /** `mixed` when some hunks are kept and others undone. */
+  readonly state: 'pending' | 'kept' | 'undone' | 'mixed'
+  readonly hunks: readonly HunkView[]
+}
+
+export interface HunkView {
+  readonly index: number
+  readonly state: 'pending' | 'kept' | 'undone'
+  /** What the change inserted there, and what it deleted. */
+  readonly inserted: string
+  readonly deleted: string
+  /** The characters that stand for each (Yjs ids with their text), for an editor to find in its own copy. */
+  readonly insertedRuns: readonly { readonly client: number; readonly clock: number; readonly text: string }[]
+  readonly deletedRuns: readonly { readonly client: number; readonly clock: number; readonly text: string }[]
+}
+
+function changeView(change: AiChange): ChangeView {
+  const hunks: HunkView[] = change.hunks.map((hunk, index) => ({
+    index,
+    state: hunk.state,
+    inserted: hunk.inserted.map((run) => run.text).join(''),
+    deleted: hunk.deleted.map((run) => run.text).join(''),
+    insertedRuns: hunk.state === 'undone' ? [] : hunk.inserted,
+    deletedRuns: hunk.state === 'undone' ? hunk.restored : hunk.deleted,
+  }))
+  const states = new Set(hunks.map((hunk) => hunk.state))
+  const state = isPending(change) ? 'pending' : states.size === 1 && states.has('undone') ? 'undone' : states.has('undone') ? 'mixed' : 'kept'
+  return {
+    id: changeToken(change.id),
+    by: change.by,
+    agent: change.principal,
+    connection: change.connection,
+    at: new Date(change.at).toISOString(),
+    revision: revisionToken(change.revisionPosition),
+    operation: change.operation,
+    addresses: change.addresses,
+    inserted: hunks.reduce((sum, hunk) => sum + hunk.inserted.length, 0),
+    deleted: hunks.reduce((sum, hunk) => sum + hunk.deleted.length, 0),
+    state,
+    hunks,
+  }
+}
+
+/** The pending changes of one assistant (one connection of it) since a time or a revision, newest first. */
+function changesBy(state: DocumentState, who: { readonly principal: string; readonly connection?: string; readonly since?: number | string }): AiChange[] {
+  let since = 0
+  let byTime = false
+  if (typeof who.since === 'string') {
+    const position = positionOfRevision(who.since)
+    if (position === undefined) throw new QuireError('INVALID_ARGUMENT', `${JSON.stringify(who.since)} is not a revision token (rev-...)`)
+    since = position
+  } else if (who.since !== undefined) {
+    since = who.since
+    byTime = true
+  }
+  return state
+    .aiChanges()
+    .filter((change) => change.by === 'assistant' && change.principal === who.principal && (who.connection === undefined || change.connection === who.connection))
+    .filter((change) => isPending(change) && (byTime ? change.at >= since : change.revisionPosition > since))
+    .reverse()
+}
+
+function idOf(change: string): number {
+  const id = changeIdOf(change)
+  if (id === undefined) throw new QuireError('INVALID_ARGUMENT', `${JSON.stringify(change)} is not a change id (ch-...; quire review list shows them)`)
+  return id
 }

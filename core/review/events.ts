@@ -1,6 +1,6 @@
-import { ReviewMarked } from '../documents/events.js'
+import { ReviewKept, ReviewMarked, ReviewRedone, ReviewUndone } from '../documents/events.js'
 
-// The review mark is a document event (the document's fold and snapshot keep the backlog): defined with them.
-export { ReviewMarked }
+// The review events are document events (the document's fold and snapshot keep each change's state): defined with them.
+export { ReviewKept, ReviewMarked, ReviewRedone, ReviewUndone }
 
-export const reviewEvents = [ReviewMarked] as const
+export const reviewEvents = [ReviewMarked, ReviewKept, ReviewUndone, ReviewRedone] as const

@@ -3,15 +3,9 @@ import type { DocumentCommands } from '../documents/commands.js'
 import { USER } from '../events/actor.js'
 import { replayDocument } from '../audit/replay.js'
 
-/** The journal `detail` a restore records: `restore rev-…`, how history tells a restore from any other write. */
-export const RESTORE_DETAIL_PREFIX = 'restore '
+import { restoreDetail } from '../documents/restoreDetail.js'
 
-export const restoreDetail = (revision: string): string => `${RESTORE_DETAIL_PREFIX}${revision}`
-
-/** The revision a journal `detail` says was restored, or undefined when the entry is not a restore. */
-export function restoredRevision(detail: string | undefined): string | undefined {
-  return detail?.startsWith(RESTORE_DETAIL_PREFIX) ? detail.slice(RESTORE_DETAIL_PREFIX.length) : undefined
-}
+export { RESTORE_DETAIL_PREFIX, restoreDetail, restoredRevision } from '../documents/restoreDetail.js'
 
 export interface RestoreOutcome {
   /** The document's revision after the restore (unchanged when it already held that text). */

@@ -8,7 +8,6 @@ import { openEngine, type Engine } from '../../core/engine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import type { RecordedEvent } from '../../core/log/eventLog.js'
-import { ReviewBacklog } from '../../core/review/backlog.js'
 import { documentStream } from '../../core/documents/events.js'
 import { positionOfRevision } from '../../core/documents/revision.js'
 import { ReviewCommands } from '../../core/review/commands.js'
@@ -34,44 +33,34 @@ async function documentWith(engine: Engine, content: string): Promise<string> {
 
 const review = (engine: Engine) => new ReviewCommands(engine.store, engine.documents, engine.commands.documents, engine.views.settings)
 
-describe('ReviewBacklog (the fold)', () => {
-  it('counts distinct applied AI journal entries after the last mark, and nothing else', () => {
-    position = 0
-    const backlog = new ReviewBacklog()
-    const apply = (type: string, actor: Actor, data: unknown) => {
-      const recorded = event(type, actor, data)
-      backlog.apply(recorded)
-      return recorded
+describe('the review backlog, folded with the document', () => {
+  it('counts applied AI changes not yet kept or undone, and nothing else: not a restore, not a peer\'s keystroke', async () => {
+    const engine = await openEngine(await newHome())
+    try {
+      const commands = review(engine)
+      const docId = await documentWith(engine, 'one\n')
+      await engine.commands.documents.write({ docId, content: 'one\ntwo\n', actor: CLAUDE })
+      expect(await commands.unreviewed(docId)).toBe(1)
+      const afterFirst = (await engine.documents.get(docId))!.revision
+      // A person's own journaled change (a restore) is not an AI change.
+      await restoreRevision(engine, docId, afterFirst)
+      await engine.commands.documents.write({ docId, content: 'zero\none\ntwo\n', actor: USER })
+      expect(await commands.unreviewed(docId)).toBe(1)
+      await engine.commands.documents.write({ docId, content: 'zero\none\ntwo\nthree\n', actor: CODEX })
+      expect(await commands.unreviewed(docId)).toBe(2)
+      await commands.markReviewed(docId, afterFirst, USER)
+      expect(await commands.unreviewed(docId)).toBe(1)
+      // An older mark after a newer one changes nothing.
+      expect(await commands.reviewedUpTo(docId)).toBe(positionOfRevision(afterFirst))
+      await commands.markReviewed(docId, (await engine.documents.get(docId))!.revision, USER)
+      expect(await commands.unreviewed(docId)).toBe(0)
+      // Rebuilt from the log alone, the document counts the same.
+      const rebuilt = (await engine.documents.rebuild(docId))!
+      expect(rebuilt.reviewCounts()).toEqual((await engine.documents.get(docId))!.reviewCounts())
+      rebuilt.destroy()
+    } finally {
+      await engine.close()
     }
-    apply('document.created', USER, {})
-    const first = apply('journal.recorded', CLAUDE, {})
-    apply('document.changed', CLAUDE, { journal: first.position })
-    // The bridge's follow-up names the same journal entry: still one write.
-    apply('document.changed', { kind: 'system' }, { journal: first.position })
-    apply('document.changed', CLAUDE, { journal: first.position })
-    expect(backlog.unreviewed).toBe(1)
-    // An aborted write: journaled, never applied.
-    apply('journal.recorded', CODEX, {})
-    expect(backlog.unreviewed).toBe(1)
-    // A person's own journaled change (a restore) and a peer's keystrokes are not AI changes.
-    const restore = apply('journal.recorded', USER, { detail: 'restore rev-1' })
-    apply('document.changed', USER, { journal: restore.position })
-    apply('document.changed', { kind: 'peer', peer: 'p' }, {})
-    expect(backlog.unreviewed).toBe(1)
-    const second = apply('journal.recorded', CODEX, {})
-    const landed = apply('document.changed', CODEX, { journal: second.position })
-    expect(backlog.unreviewed).toBe(2)
-    apply('review.marked', USER, { upToPosition: landed.position - 1 })
-    expect(backlog.unreviewed).toBe(1)
-    // An older mark after a newer one changes nothing.
-    apply('review.marked', USER, { upToPosition: 1 })
-    expect(backlog.unreviewed).toBe(1)
-    expect(backlog.reviewedUpTo).toBe(landed.position - 1)
-    apply('review.marked', USER, { upToPosition: landed.position })
-    expect(backlog.unreviewed).toBe(0)
-    // Folding the same events again (a second catch-up) counts nothing twice.
-    backlog.apply({ ...landed })
-    expect(backlog.unreviewed).toBe(0)
   })
 })
 
@@ -135,10 +124,9 @@ describe('ReviewCommands', () => {
       // Only what lies past the document's own fold is read: nothing of the stream it already holds.
       expect(reads.every((fromVersion) => fromVersion > state.version)).toBe(true)
       // The same count as a fold of the whole stream.
-      const folded = new ReviewBacklog()
-      for await (const recorded of readStream(documentStream(docId))) folded.apply(recorded)
-      expect(folded.unreviewed).toBe(1)
-      expect(folded.reviewedUpTo).toBe(positionOfRevision(second))
+      const folded = (await engine.documents.rebuild(docId))!
+      expect(folded.reviewCounts()).toEqual({ unreviewed: 1, reviewedUpTo: positionOfRevision(second) })
+      folded.destroy()
     } finally {
       await engine.close()
     }
@@ -166,9 +154,9 @@ describe('ReviewCommands', () => {
       expect(await commands.reviewedUpTo(docId)).toBe(positionOfRevision(state.revision))
       expect(reads).toBe(0)
       // The same counts as a fold of the whole stream.
-      const folded = new ReviewBacklog()
-      for await (const recorded of readStream(documentStream(docId))) folded.apply(recorded)
-      expect([folded.unreviewed, folded.reviewedUpTo]).toEqual([0, positionOfRevision(state.revision)])
+      const folded = (await engine.documents.rebuild(docId))!
+      expect(folded.reviewCounts()).toEqual({ unreviewed: 0, reviewedUpTo: positionOfRevision(state.revision) })
+      folded.destroy()
     } finally {
       await engine.close()
     }
