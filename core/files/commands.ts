@@ -23,6 +23,7 @@ import type { DocumentState } from '../documents/documentState.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import type { TabState, WorkspaceState } from '../workspace/workspaceState.js'
 import type { FileSystemPort } from './port.js'
+import { lookUp, type LookupResponse, type ReadLookup } from './readLookups.js'
 import type { CoherenceCommands } from '../coherence/commands.js'
 
 export type Journaled = 'yes' | 'pending' | 'no'
@@ -195,6 +196,23 @@ export class FileCommands {
 
   /** `document.read` (DOC.READ.1–3): the tab's text and what a write needs to go with it. */
   async read(tabId: string | undefined, range?: ReadRange, caller?: Caller): Promise<ReadResponse> {
+    const whole = await this.readWhole(tabId, caller, range === undefined ? 'direct' : 'contextual')
+    if (range === undefined) return whole
+    const { offset, end } = pageBounds(whole.content, range)
+    return { ...whole, content: whole.content.slice(offset, end), offset, length: end - offset, totalLength: whole.content.length, ...(end < whole.content.length ? { nextOffset: end } : {}) }
+  }
+
+  /**
+   * `document.read` with `outline` or `search`: a read like any other (the reader's next write is based on the
+   * revision looked at), answering where things are instead of the text.
+   */
+  async lookUp(tabId: string | undefined, lookup: ReadLookup, range?: ReadRange, caller?: Caller): Promise<LookupResponse> {
+    const whole = await this.readWhole(tabId, caller, 'contextual')
+    return lookUp(whole, lookup, range === undefined ? undefined : pageBounds(whole.content, range))
+  }
+
+  /** The tab's whole text, recorded as seen by `caller` (the base of its next write) and noted as its coherence input. */
+  private async readWhole(tabId: string | undefined, caller: Caller | undefined, role: 'direct' | 'contextual'): Promise<ReadResponse> {
     const tab = resolveTab(this.workspace.state, tabId)
     const look = (document: DocumentState | undefined) => {
       if (!document?.meta) throw new QuireError('INTERNAL', `document ${tab.docId} of tab ${tab.tabId} is missing`)
@@ -204,11 +222,9 @@ export class FileCommands {
     // was read: the log records that it saw it.
     const whole = caller ? await this.documentCommands.readAs(tab.docId, { tabId: tab.tabId, actor: caller.actor }, look) : await this.documentCommands.read(tab.docId, look)
     if (caller?.actor.kind === 'mcp' && tab.path !== null) {
-      this.coherence.noteRead(caller.connection, { path: tab.path, content: whole.content, role: range === undefined ? 'direct' : 'contextual' })
+      this.coherence.noteRead(caller.connection, { path: tab.path, content: whole.content, role })
     }
-    if (range === undefined) return whole
-    const { offset, end } = pageBounds(whole.content, range)
-    return { ...whole, content: whole.content.slice(offset, end), offset, length: end - offset, totalLength: whole.content.length, ...(end < whole.content.length ? { nextOffset: end } : {}) }
+    return whole
   }
 
   /**

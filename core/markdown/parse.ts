@@ -323,7 +323,7 @@ function lastContentLine(lines: LineTable, first: number, end: number): number {
 }
 
 /** YAML (`---`) front matter at the very start: the number of lines it takes, or 0. */
-function frontMatterEnd(lines: LineTable): number {
+export function frontMatterEnd(lines: LineTable): number {
   if (lines.count < 2 || lines.text(0) !== '---') return 0
   for (let line = 1; line < lines.count; line++) {
     const text = lines.text(line).trimEnd()

@@ -62,7 +62,7 @@ describe.each<Transport>(TRANSPORTS)('document.read outline and search over %s',
   let w: string
 
   beforeAll(async () => {
-    w = await folder('find', { 'notes.md': NOTES, 'plain.yml': 'a: 1\n' })
+    w = await folder('find', { 'notes.md': NOTES, '.github/workflows/ci.yml': 'on: push\njobs:\n  a: {}\n' })
     r = await rig(transport, { workspaces: [w] })
   })
   afterAll(async () => {
@@ -173,7 +173,7 @@ describe.each<Transport>(TRANSPORTS)('document.read outline and search over %s',
     plain(await r.session.call('document', { action: 'read', tabId, search: '^(a+)+$', regex: true }), /^TIMEOUT: .*did not finish within/)
     expect(Date.now() - started).toBeLessThan(15_000)
     expect((await read(r.session, tabId)).content).toBe(`${'a'.repeat(40)}!\n`)
-    expect(ok(await r.session.call('document', { action: 'read', tabId, search: 'a+!', regex: true })).matches).toEqual([{ line: 1, offset: 0, length: 41, context: `${'a'.repeat(41)}` }])
+    expect(ok(await r.session.call('document', { action: 'read', tabId, search: 'a+!', regex: true })).matches).toEqual([{ line: 1, offset: 0, length: 41, context: `${'a'.repeat(40)}!` }])
   })
 
   it('ISSUE27.2 DOC.READ.SEARCH many matches are paged: every answer under the bound, nextOffset to go on, every match once, in order', async () => {
@@ -207,9 +207,9 @@ describe.each<Transport>(TRANSPORTS)('document.read outline and search over %s',
     plain(await r.session.call('document', { action: 'read', tabId, outline: true, search: 'x' }), /outline or search/)
     plain(await r.session.call('document', { action: 'read', tabId, regex: true }), /regex/)
     plain(await r.session.call('document', { action: 'read', tabId, search: '' }))
-    const yaml = await open(r.session, join(w, 'plain.yml'))
+    const yaml = await open(r.session, join(w, '.github/workflows/ci.yml'))
     plain(await r.session.call('document', { action: 'read', tabId: yaml, outline: true }), /outline/)
-    expect(ok(await r.session.call('document', { action: 'read', tabId: yaml, search: 'a:' })).matches).toEqual([{ line: 1, offset: 0, length: 2, context: 'a: 1' }])
+    expect(ok(await r.session.call('document', { action: 'read', tabId: yaml, search: 'jobs:' })).matches).toEqual([{ line: 2, offset: 9, length: 5, context: 'jobs:' }])
   })
 
   it('ISSUE27.2 an outline or search read is a read: the next write from the tab is based on the revision it saw', async () => {
