@@ -33,7 +33,9 @@ export function consolePanelRoutes(services: Services, sessions: AgentSessions):
   app.post('/panels/approvals/:id/:decision{approve|deny}', async (c) => {
     const decision = c.req.param('decision') === 'approve' ? 'approved' : 'denied'
     const scope = parseApprovalScope(c.req.query('scope'))
-    const body: PanelApprovalDecided = { approval: panelApproval(await services.approvals.decide(c.req.param('id'), decision, USER, scope)) }
+    // Deciding a withdrawn request is refused, so a decided one is never withdrawn.
+    const decided = (await services.approvals.decide(c.req.param('id'), decision, USER, scope)) as ShownApproval
+    const body: PanelApprovalDecided = { approval: panelApproval(decided) }
     return c.json(body)
   })
 
@@ -80,7 +82,8 @@ function fail(c: Context, error: string, message: string, status: 400 | 404) {
 }
 
 function approvals(services: Services): PanelApprovals {
-  const all = services.approvals.list().map(panelApproval)
+  // A request its assistant withdrew (it cancelled its call) asks the person nothing and is not theirs to see.
+  const all = services.approvals.list().filter(notWithdrawn).map(panelApproval)
   return {
     pending: all.filter((approval) => approval.status === 'pending').reverse(),
     recent: all.filter((approval) => approval.status !== 'pending').slice(0, RECENT_APPROVALS),
@@ -88,7 +91,14 @@ function approvals(services: Services): PanelApprovals {
   }
 }
 
-function panelApproval(view: ApprovalView): PanelApproval {
+/** An approval the person is shown: any but one its assistant withdrew. */
+type ShownApproval = ApprovalView & { readonly status: PanelApproval['status'] }
+
+function notWithdrawn(view: ApprovalView): view is ShownApproval {
+  return view.status !== 'withdrawn'
+}
+
+function panelApproval(view: ShownApproval): PanelApproval {
   const { approvalId, kind, subject, origin, scopes, scope, connection, principal, requestedAt, decidedAt, status, expiresAt } = view
   return { approvalId, kind, subject, origin, scopes, scope, connection, principal, requestedAt, decidedAt, status, expiresAt }
 }

@@ -1,5 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { PersonWait } from '../../core/approvals/commands.js'
 import type { BrowserDetail, BrowserOperation, BrowserTarget } from '../../core/browser/events.js'
+import { APPROVAL_WAIT_MS } from '../../core/browser/commands.js'
 import type { BrowserAccessRequest } from '../../core/browser/requests.js'
 import { isQuireError } from '../../core/errors.js'
 import { originOnly, redactUrl } from '../../core/browser/url.js'
@@ -8,6 +10,7 @@ import type { LoadedNavigation } from '../browser/engine.js'
 import { BrowserError } from '../browser/errors.js'
 import type { ToolContext } from './context.js'
 import { rawResult, type RawResult } from './defineTool.js'
+import { personWait } from './personWait.js'
 import { compactSuccess } from './results.js'
 
 /**
@@ -151,13 +154,22 @@ export async function browserCall(context: ToolContext, operation: BrowserOperat
  */
 export async function authorize(context: ToolContext, request: BrowserAccessRequest, trace: ActionTrace, options: { waitMs?: number } = {}): Promise<void> {
   const { caller, services } = context
-  const answer = await services.browserAccess.authorize(request, { connection: caller.connection, principal: caller.principal, actor: caller.actor }, options)
+  const answer = await services.browserAccess.authorize(request, { connection: caller.connection, principal: caller.principal, actor: caller.actor }, browserWait(context, options.waitMs))
   if (answer.approvalId !== undefined) trace.approvalId = answer.approvalId
   if (answer.granted) return
   throw new BrowserRefusal(answer.token, answer.message, {
     ...(answer.approvalId !== undefined ? { approvalId: answer.approvalId } : {}),
     ...(answer.status !== undefined ? { approvalStatus: answer.status } : {}),
   })
+}
+
+/**
+ * How a browser call waits for the person's decision: the browser's 9 s (below VMark's 10 s bridge deadline), or, for
+ * a client that follows the call's progress, longer and telling it so (personWait); a cancelled call withdraws it.
+ */
+export function browserWait(context: ToolContext, waitMs = APPROVAL_WAIT_MS): { waitMs: number; wait: PersonWait } {
+  const wait = personWait(context, waitMs)
+  return { waitMs: wait.waitMs, wait }
 }
 
 /**

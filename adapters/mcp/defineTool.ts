@@ -1,17 +1,20 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compat.js'
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ProgressToken, type ServerNotification, type Tool as ListedTool,
+} from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { mcpActivity } from './activity.js'
-import type { ToolContext } from './context.js'
+import type { CallInfo, ToolContext } from './context.js'
+import { outputSchemaOf } from './outputSchema.js'
 import { fromError, plainError, RECOVERY, success } from './results.js'
 import { unknownArguments, unknownArgumentsMessage } from './unknownArguments.js'
 
 /**
  * One way to define a composite MCP tool (the shape of playwright-mcp's `defineTool`): the tool file states its
- * arguments and its actions; this module owns the rest — the `tools/list` entry, refusing argument names the tool
- * does not define, parsing the arguments, the per-action required-argument refusals (plain strings, ERR.3),
+ * arguments, its actions and what each answers; this module owns the rest — the `tools/list` entry (its
+ * outputSchema included), refusing argument names the tool does not define, parsing the arguments, the per-action required-argument refusals (plain strings, ERR.3),
  * running the action and mapping what it returns or throws through results.ts.
  */
 
@@ -76,6 +79,11 @@ export interface ToolDefinition<S extends Shape, Name extends string> {
   /** Every argument besides `action`, in the order the schema advertises them; each action uses the ones it needs. */
   readonly args: S
   readonly actions: (action: ActionBuilder<ArgumentsOf<S> & { action: string }>) => Record<Name, StoredAction<ArgumentsOf<S> & { action: string }>>
+  /**
+   * Each action's success as its `structuredContent` holds it (a RawResult's too), declared as the tool's
+   * `outputSchema` (outputSchema.ts): what a client that validates checks every answer against.
+   */
+  readonly outputs: Readonly<Record<Name, z.ZodType>>
 }
 
 /** A defined tool: its `tools/list` entry and the call that answers `tools/call`. */
@@ -97,6 +105,7 @@ export function defineTool<S extends Shape, Name extends string>(definition: Too
     description: definition.description,
     // The conversion and options McpServer.registerTool uses, so the advertised schema is the SDK's rendering.
     inputSchema: toJsonSchemaCompat(schema, { strictUnions: true, pipeStrategy: 'input' }) as ListedTool['inputSchema'],
+    outputSchema: outputSchemaOf(names.map((name) => definition.outputs[name])),
     annotations: { title: definition.title, ...definition.annotations },
     execution: { taskSupport: 'forbidden' },
   }
@@ -138,14 +147,26 @@ export function serveTools(server: McpServer, context: ToolContext, tools: reado
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
   server.server.registerCapabilities({ tools: { listChanged: true } })
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.listing) }))
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name)
     if (!tool) return argumentError(`Tool ${request.params.name} not found`)
-    const result = await tool.call(request.params.arguments, context)
+    const result = await tool.call(request.params.arguments, { ...context, call: callInfo(extra.signal, extra._meta?.progressToken, extra.sendNotification) })
     // Who read or wrote what, for the person's console (a read is no event).
     if (!result.isError) mcpActivity.called(context.caller, context.services, tool.name, request.params.arguments)
     return result
   })
+}
+
+/**
+ * The call as its action sees it: cancellation, and progress notifications tied to the client's progress token (MCP
+ * sends them on the request's own stream, so they reach the client whatever the transport).
+ */
+function callInfo(signal: AbortSignal, token: ProgressToken | undefined, send: (notification: ServerNotification) => Promise<void>): CallInfo {
+  if (token === undefined) return { signal }
+  return {
+    signal,
+    progress: (progress, total, message) => send({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }),
+  }
 }
 
 /** A refusal worded as the SDK words its own InvalidParams errors, which clients have always received. */

@@ -1,8 +1,8 @@
 import { dataOf } from '../events/schema.js'
 import type { RecordedEvent } from '../log/eventLog.js'
-import { APPROVAL_LIFETIME_MS, ApprovalConsumed, ApprovalDecided, ApprovalRequested, GRANT_LIFETIME_MS, type ApprovalKind, type ApprovalScope } from './events.js'
+import { APPROVAL_LIFETIME_MS, ApprovalConsumed, ApprovalDecided, ApprovalRequested, ApprovalWithdrawn, GRANT_LIFETIME_MS, type ApprovalKind, type ApprovalScope } from './events.js'
 
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired'
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired' | 'withdrawn'
 
 export interface Approval {
   readonly approvalId: string
@@ -18,6 +18,8 @@ export interface Approval {
   /** What an approval covers (`once` until decided otherwise). */
   readonly scope: ApprovalScope
   readonly consumed: boolean
+  /** The assistant gave up waiting before the person decided (ApprovalWithdrawn). */
+  readonly withdrawn: boolean
 }
 
 /** Every approval request and what became of it, folded from the `approvals` stream. */
@@ -42,6 +44,7 @@ export function evolveApprovals(state: ApprovalsState, event: RecordedEvent): Ap
         decision: null,
         scope: 'once',
         consumed: false,
+        withdrawn: false,
       })
       return next
     }
@@ -58,6 +61,12 @@ export function evolveApprovals(state: ApprovalsState, event: RecordedEvent): Ap
       next.set(approval.approvalId, { ...approval, consumed: true })
       return next
     }
+    case ApprovalWithdrawn.type: {
+      const approval = state.get(dataOf(event, ApprovalWithdrawn).approvalId)
+      if (!approval) return state
+      next.set(approval.approvalId, { ...approval, withdrawn: true })
+      return next
+    }
     default:
       return state
   }
@@ -66,10 +75,11 @@ export function evolveApprovals(state: ApprovalsState, event: RecordedEvent): Ap
 /**
  * Where an approval stands at `now`. Expiry is a matter of time, not an event: an undecided request, or an approval
  * not used, lapses five minutes after its last change (APPR.1); a standing grant (`site`, `navigation`) an hour after
- * it was given. A denial stands until the person approves.
+ * it was given. A denial stands until the person approves. A request its assistant withdrew is withdrawn for good.
  */
 export function approvalStatus(approval: Approval, now: number): ApprovalStatus {
   if (approval.consumed) return 'consumed'
+  if (approval.withdrawn) return 'withdrawn'
   if (approval.decision === 'denied') return 'denied'
   const since = approval.decidedAt ?? approval.requestedAt
   if (now - since > lifetimeOf(approval)) return 'expired'

@@ -13,6 +13,23 @@ export type Gate =
   | { readonly status: 'granted'; readonly approval: Approval }
   | { readonly status: 'requested' | 'pending' | 'denied'; readonly approval: Approval }
 
+/** A gate after the call waited for the person (`settle`): also `withdrawn`, when the call gave up waiting. */
+export type Settled = Gate | { readonly status: 'withdrawn'; readonly approval: Approval }
+
+/**
+ * How a call waits for the person's decision: how long, told while it waits (to tell its client), and able to give
+ * up, which withdraws the request so the person is no longer asked.
+ */
+export interface PersonWait {
+  /** How long the call waits for the decision; 0 answers at once with the request as it stands. */
+  readonly waitMs: number
+  /** Told when the wait begins and then every `everyMs` while it lasts, with how long it has waited so far. */
+  readonly onWaiting?: (approval: ApprovalView, waitedMs: number) => void
+  readonly everyMs?: number
+  /** The caller gave up (its client cancelled the call): the request is withdrawn and the wait ends. */
+  readonly signal?: AbortSignal
+}
+
 export interface ApprovalView extends Approval {
   readonly status: ApprovalStatus
   readonly expiresAt: number | null
@@ -89,24 +106,70 @@ export class ApprovalCommands {
   }
 
   /**
-   * Resolves with the approval once the person decides it, or with it as it stands when `waitMs` passes first (the
-   * assistant's call waits this long for a person watching the console, then answers and the request stays open).
+   * Where a gate stands once the call has waited for the person as `wait` says (a request it raised or found
+   * waiting): granted once they approve, denied once they deny, as it was when the wait ends undecided, and
+   * `withdrawn` when the caller gave up. A gate that needs no decision is answered as it is.
    */
-  waitForDecision(approvalId: string, waitMs: number): Promise<ApprovalView | undefined> {
+  async settle(gate: Gate, wait: PersonWait | undefined, actor: Actor): Promise<Settled> {
+    if ((gate.status !== 'requested' && gate.status !== 'pending') || wait === undefined || wait.waitMs <= 0) return gate
+    const decided = await this.waitForDecision(gate.approval.approvalId, wait, actor)
+    if (decided?.status === 'approved') return { status: 'granted', approval: decided }
+    if (decided?.status === 'denied' || decided?.status === 'withdrawn') return { status: decided.status, approval: decided }
+    return gate
+  }
+
+  /**
+   * Resolves with the approval once the person decides it, or with it as it stands when the wait's time passes first
+   * (the assistant's call waits this long for a person watching the console, then answers and the request stays
+   * open). While it waits, `wait.onWaiting` is told at its interval; when `wait.signal` aborts, the request is
+   * withdrawn as `actor` and the wait ends with it withdrawn (unless the person decided first).
+   */
+  waitForDecision(approvalId: string, wait: number | PersonWait, actor?: Actor): Promise<ApprovalView | undefined> {
+    const { waitMs, onWaiting, everyMs, signal } = typeof wait === 'number' ? ({ waitMs: wait } as PersonWait) : wait
     const decided = (): boolean => this.view.state.get(approvalId)?.decision != null
     if (decided() || waitMs <= 0) return Promise.resolve(this.find(approvalId))
+    const started = this.now()
     return new Promise((resolve) => {
+      let ended = false
+      const tell = (): void => {
+        const view = this.find(approvalId)
+        if (view && !ended) onWaiting?.(view, this.now() - started)
+      }
       const finish = (): void => {
+        if (ended) return
+        ended = true
         clearTimeout(timer)
+        clearInterval(ticker)
+        signal?.removeEventListener('abort', giveUp)
         stop()
         resolve(this.find(approvalId))
+      }
+      const giveUp = (): void => {
+        const approval = this.view.state.get(approvalId)
+        if (ended || !approval || actor === undefined) return finish()
+        // Withdrawn before the wait ends, so whoever reads the approval next sees it withdrawn.
+        void this.withdraw(approvalId, approval.connection, actor).catch(() => undefined).then(finish)
       }
       const stop = this.view.onChange(() => {
         if (decided()) finish()
       })
       const timer = setTimeout(finish, waitMs)
       timer.unref()
+      const ticker = onWaiting !== undefined && everyMs !== undefined && everyMs > 0 ? setInterval(tell, everyMs) : undefined
+      ticker?.unref()
+      if (signal?.aborted) return giveUp()
+      signal?.addEventListener('abort', giveUp, { once: true })
+      tell()
     })
+  }
+
+  /**
+   * The connection that asked gives up on its request (its call was cancelled): the person is no longer asked. A
+   * request the person already decided, or that lapsed, stays as it is.
+   */
+  async withdraw(approvalId: string, connection: string, actor: Actor): Promise<ApprovalView | undefined> {
+    await this.view.handle(this.store, (current) => decideApprovals({ type: 'withdraw', approvalId, connection, actor, now: this.now() }, current))
+    return this.find(approvalId)
   }
 
   /** Every approval, newest first, with its status now. */

@@ -31,6 +31,8 @@ export type ApprovalCommand =
       readonly now: number
     }
   | { readonly type: 'consume'; readonly approvalId: string; readonly actor: Actor; readonly now: number }
+  /** The connection that asked gives up waiting: withdrawn while still undecided, else nothing to withdraw. */
+  | { readonly type: 'withdraw'; readonly approvalId: string; readonly connection: string; readonly actor: Actor; readonly now: number }
 
 /**
  * The most requests one assistant (one principal, or one anonymous connection) may have waiting for the person at
@@ -47,7 +49,8 @@ const askerOf = (request: { readonly principal: string | null; readonly connecti
  * The approvals stream's decide. A request is raised unless the connection already has one for exactly this action
  * that is waiting or approved; after a denial the next call raises a new one (the caller still answers "denied");
  * the person decides a request while it is unused, unexpired and not denied (a denial is final, issue 12 item 8;
- * an approval may still be denied before it is used); an approval is consumed once, while approved.
+ * an approval may still be denied before it is used); an approval is consumed once, while approved; a request is
+ * withdrawn by the connection that made it, while the person has not decided it.
  */
 export function decideApprovals(command: ApprovalCommand, state: ApprovalsState): EventInput[] {
   switch (command.type) {
@@ -72,6 +75,9 @@ export function decideApprovals(command: ApprovalCommand, state: ApprovalsState)
       if (status === 'consumed' || status === 'expired') {
         throw new QuireError('INVALID_ARGUMENT', `approval ${command.approvalId} is ${status}; the assistant must ask again`)
       }
+      if (status === 'withdrawn') {
+        throw new QuireError('INVALID_ARGUMENT', `approval ${command.approvalId} was withdrawn: the assistant stopped waiting for it; if it asks again, a new request will ask you`)
+      }
       if (status === 'denied') {
         throw new QuireError('INVALID_ARGUMENT', `approval ${command.approvalId} was denied, and a denial stays decided; when the assistant asks again, a new request will ask you`)
       }
@@ -92,6 +98,14 @@ export function decideApprovals(command: ApprovalCommand, state: ApprovalsState)
         throw new QuireError('APPROVAL_REQUIRED', `approval ${command.approvalId} was already used or has expired; ask again`)
       }
       return [{ type: 'approval.consumed', actor: command.actor, data: { approvalId: command.approvalId } }]
+    }
+    case 'withdraw': {
+      const approval = state.get(command.approvalId)
+      if (!approval) throw new QuireError('NOT_FOUND', `no approval ${command.approvalId}`)
+      if (approval.connection !== command.connection) throw new QuireError('INVALID_ARGUMENT', `approval ${command.approvalId} was asked for by another connection`)
+      // Decided, used or lapsed meanwhile: the person's decision stands, and there is nothing left to withdraw.
+      if (approvalStatus(approval, command.now) !== 'pending') return []
+      return [{ type: 'approval.withdrawn', actor: command.actor, data: { approvalId: command.approvalId } }]
     }
   }
 }

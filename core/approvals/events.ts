@@ -102,4 +102,14 @@ export const ApprovalConsumed = defineEvent({
   schema: z.object({ approvalId: z.string().min(1) }),
 })
 
-export const approvalEvents = [ApprovalRequested, ApprovalDecided, ApprovalConsumed] as const
+/**
+ * The assistant stopped waiting for a request it made (it cancelled its call, MCP `notifications/cancelled`): the
+ * person is no longer asked, and the request can no longer be decided.
+ */
+export const ApprovalWithdrawn = defineEvent({
+  type: 'approval.withdrawn',
+  version: 1,
+  schema: z.object({ approvalId: z.string().min(1) }),
+})
+
+export const approvalEvents = [ApprovalRequested, ApprovalDecided, ApprovalConsumed, ApprovalWithdrawn] as const

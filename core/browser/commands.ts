@@ -1,5 +1,5 @@
 import { approvalStatus, findApproval } from '../approvals/approvalsState.js'
-import type { ApprovalCommands, ApprovalView } from '../approvals/commands.js'
+import type { ApprovalCommands, ApprovalView, PersonWait } from '../approvals/commands.js'
 import type { Actor } from '../events/actor.js'
 import { isQuireError } from '../errors.js'
 import type { EventLog } from '../log/eventLog.js'
@@ -57,7 +57,7 @@ export class BrowserAccess {
     private readonly now: () => number,
   ) {}
 
-  async authorize(request: BrowserAccessRequest, asker: Asker, options: { waitMs?: number } = {}): Promise<BrowserAuthorization> {
+  async authorize(request: BrowserAccessRequest, asker: Asker, options: { waitMs?: number; wait?: Omit<PersonWait, 'waitMs'> } = {}): Promise<BrowserAuthorization> {
     const subject = subjectOf(request)
     // Only a NEW origin needs the person in the Shared posture (BR.GEN.9): the tab's own origin is already theirs to see.
     if (request.kind === 'destination' && request.currentOrigin === request.origin) return { granted: true, approvalId: null, scope: null }
@@ -82,7 +82,7 @@ export class BrowserAccess {
       }
     }
     if (gate.status === 'requested' || gate.status === 'pending') {
-      const decided = await this.approvals.waitForDecision(gate.approval.approvalId, options.waitMs ?? APPROVAL_WAIT_MS)
+      const decided = await this.approvals.waitForDecision(gate.approval.approvalId, { ...options.wait, waitMs: options.waitMs ?? APPROVAL_WAIT_MS }, asker.actor)
       if (decided?.status === 'approved') gate = { status: 'granted', approval: decided }
       else if (decided?.status === 'denied') gate = { status: 'denied', approval: decided }
     }

@@ -1,6 +1,6 @@
 import { newId } from '../ids.js'
 import { dirname, sep } from 'node:path'
-import type { ApprovalCommands } from '../approvals/commands.js'
+import type { ApprovalCommands, PersonWait } from '../approvals/commands.js'
 import { DISK, SYSTEM, type Actor } from '../events/actor.js'
 import type { Approval } from '../approvals/approvalsState.js'
 import type { DocumentCommands, SaveMark } from '../documents/commands.js'
@@ -164,7 +164,7 @@ export class FileCommands {
    * WS.SAVE_AS.1–9: saves to another file as a brand-new write: only with the person's approval (or their
    * auto-approve setting), and never over an existing file. Saving to the tab's own file is a plain save.
    */
-  async saveAs(tabId: string | undefined, filePath: string, caller: Caller): Promise<{ revision: string; journaled: Journaled }> {
+  async saveAs(tabId: string | undefined, filePath: string, caller: Caller, wait?: PersonWait): Promise<{ revision: string; journaled: Journaled }> {
     const tab = resolveTab(this.workspace.state, tabId)
     const resolved = await this.fs.resolveInScope(filePath, this.scopeRoots())
     if (tab.path !== null && resolved.real === tab.path) {
@@ -179,13 +179,17 @@ export class FileCommands {
     let approval: Approval | undefined
     // Approvals are the person's answer to an assistant: the person's own save_as (the console's) asks no one.
     if (!this.settings.state.autoApproveSaves && caller.actor.kind !== 'user') {
-      const gate = await this.approvals.gate('save_as', resolved.real, caller.connection, caller.principal, caller.actor)
+      const asked = await this.approvals.gate('save_as', resolved.real, caller.connection, caller.principal, caller.actor)
+      // A caller that can wait (its client follows the call's progress) gets the person's decision, not a retry to make.
+      const gate = await this.approvals.settle(asked, wait, caller.actor)
       if (gate.status !== 'granted') {
         throw new QuireError(
           'APPROVAL_REQUIRED',
           gate.status === 'denied'
             ? `The user denied saving to ${resolved.real}`
-            : `Saving to a new location needs the user's approval (request ${gate.approval.approvalId}); ask them to approve it, then retry`,
+            : gate.status === 'withdrawn'
+              ? `The request to save to ${resolved.real} (${gate.approval.approvalId}) was withdrawn: the call was cancelled`
+              : `Saving to a new location needs the user's approval (request ${gate.approval.approvalId}); ask them to approve it, then retry`,
           { approvalId: gate.approval.approvalId, filePath: resolved.real },
         )
       }

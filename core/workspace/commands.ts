@@ -4,7 +4,7 @@ import { isAbsolute } from 'node:path'
 import type { Actor } from '../events/actor.js'
 import { QuireError } from '../errors.js'
 import type { EventLog } from '../log/eventLog.js'
-import type { ApprovalCommands } from '../approvals/commands.js'
+import type { ApprovalCommands, PersonWait } from '../approvals/commands.js'
 import type { DocumentCommands } from '../documents/commands.js'
 import type { DocumentKind } from '../documents/events.js'
 import { titleOfPath } from '../documents/kind.js'
@@ -108,16 +108,20 @@ export class WorkspaceCommands {
    * Opens a folder as the active workspace of the window the request came to, after a person approved exactly this
    * folder for exactly this connection (WS.OPEN_WORKSPACE.1–10). Not bound by the path scope (SCOPE.4).
    */
-  async openWorkspace(folderPath: string, caller: Caller): Promise<OpenWorkspaceOutcome> {
+  async openWorkspace(folderPath: string, caller: Caller, wait?: PersonWait): Promise<OpenWorkspaceOutcome> {
     const folder = await canonicalFolder(folderPath)
-    const gate = await this.approvals.gate('open_workspace', folder, caller.connection, caller.principal, caller.actor)
+    const asked = await this.approvals.gate('open_workspace', folder, caller.connection, caller.principal, caller.actor)
+    // A caller that can wait (its client follows the call's progress) gets the person's decision, not a retry to make.
+    const gate = await this.approvals.settle(asked, wait, caller.actor)
     if (gate.status === 'requested') return { needsApproval: true, approvalId: gate.approval.approvalId, folderPath: folder }
     if (gate.status !== 'granted') {
       throw new QuireError(
         'APPROVAL_REQUIRED',
         gate.status === 'denied'
           ? `The user denied opening ${folder} as a workspace; it stays refused until they approve request ${gate.approval.approvalId}`
-          : `Waiting for the user to approve opening ${folder} (request ${gate.approval.approvalId}); ask them, then retry the same call`,
+          : gate.status === 'withdrawn'
+            ? `The request to open ${folder} (${gate.approval.approvalId}) was withdrawn: the call was cancelled`
+            : `Waiting for the user to approve opening ${folder} (request ${gate.approval.approvalId}); ask them, then retry the same call`,
         { approvalId: gate.approval.approvalId, folderPath: folder },
       )
     }

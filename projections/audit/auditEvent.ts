@@ -104,6 +104,7 @@ export function summarize(event: RecordedEvent): string {
     case 'coherence.appended':
       return coherenceStory(data.lines as readonly string[], data.segment as string, data.recovered === true)
     case 'approval.consumed':
+    case 'approval.withdrawn':
       return `${data.approvalId}`
     case 'setting.changed':
       return `${data.key} = ${JSON.stringify(data.value)}`

@@ -3,9 +3,10 @@ import { displacement, keyChord, pressedKey, typedSecret, typedText, type ActTar
 import { ACT_DY_CAP, checkActRequest, type ActRefusalData, type ActRequest, type ActTargetSpec } from '../../browser/act.js'
 import { MAX_WAIT_MS } from '../../browser/engine.js'
 import { BrowserError } from '../../browser/errors.js'
-import { authorize, browserCall, BrowserRefusal, navigationAnswer, originOf, withTab, type ActionTrace } from '../browserCalls.js'
+import { authorize, browserCall, BrowserRefusal, browserWait, navigationAnswer, originOf, withTab, type ActionTrace } from '../browserCalls.js'
 import type { ToolContext } from '../context.js'
 import { defineTool } from '../defineTool.js'
+import { BROWSER_OUTPUTS } from './outputs/browser.js'
 import { id } from '../schemas.js'
 import { savedNameProblem } from '../../../core/browser/savedNames.js'
 import { checkProfilePosture, checkScriptInProfile, checkSessionLoad, sessionOriginOf } from '../../../core/browser/savedState.js'
@@ -97,6 +98,7 @@ export const browserTool = defineTool({
     recordOp: z.enum(['start', 'stop']).optional().describe('start or stop recording the person\'s actions (workflow_record)'),
     site: recordSite.optional().describe('the recorded workflow\'s front-matter site, default "recording" (workflow_record start)'),
   },
+  outputs: BROWSER_OUTPUTS,
   actions: (action) => ({
     act: action({
       required: ['operation'],
@@ -320,6 +322,7 @@ export const browserTool = defineTool({
             const answer = await services.browserAccess.authorize(
               { kind: 'record', origin: originOf(tab.url), tabId: tab.tabId, site },
               { connection: caller.connection, principal: caller.principal, actor: caller.actor },
+              browserWait(context),
             )
             if (answer.approvalId !== undefined) trace.approvalId = answer.approvalId
             if (!answer.granted) {

@@ -3,6 +3,7 @@ import { MAX_WAIT_MS, type WaitCondition } from '../../browser/engine.js'
 import { browserCall, navigationAnswer, redactUrlsIn, withTab } from '../browserCalls.js'
 import type { ToolContext } from '../context.js'
 import { defineTool } from '../defineTool.js'
+import { BROWSER_READ_OUTPUTS } from './outputs/browserRead.js'
 import { id } from '../schemas.js'
 import { MAX_OUTPUT_BYTES } from '../results.js'
 
@@ -38,6 +39,7 @@ export const browserReadTool = defineTool({
     urlContains: z.string().min(1).optional().describe('a substring of the tab URL, without ? or # (wait_for)'),
     runId: id.max(64).optional().describe('a run from browser.workflow_run (workflow_status)'),
   },
+  outputs: BROWSER_READ_OUTPUTS,
   actions: (action) => ({
     read: action({
       run: (args, context) =>
@@ -56,11 +58,14 @@ export const browserReadTool = defineTool({
         browserCall(context, 'screenshot', async (principal, trace) =>
           withTab(context, principal, args.tabId, trace, 'once', async (tab) => {
             const shot = await context.services.browser.screenshot(principal, tab.tabId)
+            const url = redactUrlsIn(shot.url)
             return {
               content: [
-                { type: 'text', text: `Screenshot of ${redactUrlsIn(shot.url)}` },
+                { type: 'text', text: `Screenshot of ${url}` },
                 { type: 'image', data: shot.jpegBase64, mimeType: 'image/jpeg' },
               ],
+              // What the image shows, for clients that read structured content (the tool declares an outputSchema).
+              structuredContent: { url, mimeType: 'image/jpeg' },
             }
           })),
     }),

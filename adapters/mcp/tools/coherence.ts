@@ -1,4 +1,5 @@
 import { defineTool } from '../defineTool.js'
+import { COHERENCE_OUTPUTS } from './outputs/coherence.js'
 import { arrayAnswer, coherenceAnswer, workspaceRoot } from './coherenceAnswers.js'
 
 const RECOVERY_EDGES =
@@ -27,6 +28,7 @@ export const coherenceTool = defineTool({
     'retrying.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   args: { workspace_root: workspaceRoot },
+  outputs: COHERENCE_OUTPUTS,
   actions: (action) => ({
     status: action({
       run: (args, context) => coherenceAnswer(context, 'coherence.status', args.workspace_root, async (root) => ({ ...(await context.services.coherence.status(root)) })),

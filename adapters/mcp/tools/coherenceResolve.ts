@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineTool } from '../defineTool.js'
+import { COHERENCE_RESOLVE_OUTPUTS } from './outputs/coherence.js'
 import { coherenceAnswer, workspaceRoot } from './coherenceAnswers.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -29,6 +30,7 @@ export const coherenceResolveTool = defineTool({
     resolution: z.enum(['accept-newer', 'waive']).optional(),
     reason: z.string().optional().describe('why; required (non-blank) for waive'),
   },
+  outputs: COHERENCE_RESOLVE_OUTPUTS,
   actions: (action) => ({
     resolve: action({
       required: ['txf', 'input', 'resolution'],

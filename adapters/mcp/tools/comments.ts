@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { resolveTab } from '../../../core/workspace/tabs.js'
 import type { ToolContext } from '../context.js'
 import { defineTool } from '../defineTool.js'
+import { COMMENTS_OUTPUTS } from './outputs/comments.js'
 import { id } from '../schemas.js'
 
 /** The document the call's tab shows (the focused tab when none is named). */
@@ -32,6 +33,7 @@ export const commentsTool = defineTool({
     body: z.string().optional(),
     expectedCommentGen: z.string().optional(),
   },
+  outputs: COMMENTS_OUTPUTS,
   actions: (action) => ({
     list: action({
       run: async (args, context) => ({ ...(await context.services.comments.list(documentOf(context, args.tabId), args.cursor)) }),

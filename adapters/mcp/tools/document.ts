@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { CJK_TRANSFORM_KINDS, type CjkTransformKind } from '../../../core/text/cjk/transform.js'
 import { defineTool } from '../defineTool.js'
+import { DOCUMENT_OUTPUTS } from './outputs/document.js'
 import { RECOVERY } from '../results.js'
 import { readArgs, readDocument, readRefusal } from './documentRead.js'
 import { addresses, id } from '../schemas.js'
@@ -34,6 +35,7 @@ export const documentTool = defineTool({
     addresses,
     ...readArgs,
   },
+  outputs: DOCUMENT_OUTPUTS,
   actions: (action) => ({
     read: action({
       recovery: RECOVERY.documentRead,

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineTool } from '../defineTool.js'
+import { SELECTION_OUTPUTS } from './outputs/selection.js'
 import { addresses, id } from '../schemas.js'
 
 /** `selection`: the person's selection in the editor rendering the focused tab (TOOLS.md §6, SEL.*). */
@@ -21,6 +22,7 @@ export const selectionTool = defineTool({
     expected_revision: z.string().optional(),
     addresses,
   },
+  outputs: SELECTION_OUTPUTS,
   actions: (action) => ({
     get: action({
       run: async (args, { services, caller }) => ({ ...(await services.selection.get(args.tabId, caller)) }),

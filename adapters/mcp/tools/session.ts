@@ -4,6 +4,7 @@ import { sessionView } from '../../../projections/session/sessionView.js'
 import { enginePrincipal } from '../browserCalls.js'
 import type { ToolContext } from '../context.js'
 import { defineTool } from '../defineTool.js'
+import { SESSION_OUTPUTS } from './outputs/session.js'
 import { RECOVERY } from '../results.js'
 
 export const SUPPORTED_KINDS = ['markdown', 'yaml-workflow'] as const
@@ -19,6 +20,7 @@ export const sessionTool = defineTool({
     'the server capabilities. Call once at the start; pass a tab\'s revision as expected_revision.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   args: {},
+  outputs: SESSION_OUTPUTS,
   actions: (action) => ({
     get_state: action({ recovery: RECOVERY.sessionGetState, run: (_args, context) => sessionState(context) }),
   }),

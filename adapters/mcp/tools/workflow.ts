@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { parsePatches } from '../../../core/workflow/patches.js'
 import { defineTool } from '../defineTool.js'
+import { WORKFLOW_OUTPUTS } from './outputs/workflow.js'
 import { addresses, id } from '../schemas.js'
 
 const PATCH_KINDS =
@@ -31,6 +32,7 @@ export const workflowTool = defineTool({
     expected_revision: z.string().optional(),
     addresses,
   },
+  outputs: WORKFLOW_OUTPUTS,
   actions: (action) => ({
     apply_patch: action({
       run: async (args, { services, caller }) => {

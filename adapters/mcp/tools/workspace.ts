@@ -2,6 +2,8 @@ import { z } from 'zod'
 import { QuireError } from '../../../core/errors.js'
 import { enginePrincipal } from '../browserCalls.js'
 import { defineTool } from '../defineTool.js'
+import { personWait } from '../personWait.js'
+import { WORKSPACE_OUTPUTS } from './outputs/workspace.js'
 import { id, kind, path } from '../schemas.js'
 
 /** `workspace`: file and window lifecycle, never the text inside a document (WS.*). */
@@ -23,6 +25,7 @@ export const workspaceTool = defineTool({
     folderPath: path.optional(),
     force: z.boolean().optional(),
   },
+  outputs: WORKSPACE_OUTPUTS,
   actions: (action) => ({
     new: action({
       run: async (args, { services, caller }) => {
@@ -39,7 +42,7 @@ export const workspaceTool = defineTool({
       required: ['folderPath'],
       refuse: (args) =>
         args.windowLabel !== undefined ? 'workspace.open_workspace does not take windowLabel: the folder opens in the window the request came to' : undefined,
-      run: async (args, { services, caller }) => ({ ...(await services.workspace.openWorkspace(args.folderPath, caller)) }),
+      run: async (args, context) => ({ ...(await context.services.workspace.openWorkspace(args.folderPath, context.caller, personWait(context, 0))) }),
     }),
     save: action({
       run: async (args, { services, caller }) => ({ ...(await services.files.save(args.tabId, caller)) }),
@@ -47,7 +50,7 @@ export const workspaceTool = defineTool({
     save_as: action({
       required: ['filePath'],
       requiredHint: '(an absolute path)',
-      run: async (args, { services, caller }) => ({ ...(await services.files.saveAs(args.tabId, args.filePath, caller)) }),
+      run: async (args, context) => ({ ...(await context.services.files.saveAs(args.tabId, args.filePath, context.caller, personWait(context, 0))) }),
     }),
     close: action({
       required: ['tabId'],
