@@ -49,6 +49,9 @@ commands:
   coherence grants | grant AGENT [--scope accept-newer,waive] [--days 1|7|30] | revoke GRANT_ID  [--root ROOT]
                           delegations: let one agent accept newer sources or waive stale edges for you, for 1, 7
                           (default) or 30 days; grants lists each with what it authorized
+  coherence trust|distrust WRITER
+                          whether the delegations in a VMark writer's segment (.vmark/ledger/WRITER.jsonl) count
+                          as yours; by default only those you make in Quire do
   log [--stream S] [--since POS] [--limit N] [--json]
                           events after position POS (default: all), oldest first: position, time, actor, type,
                           and a summary; --json prints one JSON object per line

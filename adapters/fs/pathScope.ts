@@ -23,6 +23,9 @@
  *   directory (`--workspace ~`), but the port file holds the person's token and a write into the log breaks it. The
  *   data directory is refused in its given and real forms, both on the requested path and on the real location
  *   (so a symlink into it is refused too), and so is any save temp file (`.quire-save-*.tmp`) anywhere.
+ * - Nor is any workspace's coherence state (`.vmark/`, VMark's ledger): a delegation line saved there would let an
+ *   assistant grant itself what only the person may. Any path with a `.vmark` segment, in its given or real form, is
+ *   refused (case folded: on a case-insensitive disk `.VMARK` is the same folder).
  *
  * What to operate on is `real`, never the requested string: between this check and the write a component of the
  * requested path may be swapped for a symlink. `writeFileAtomic`/`createFileExclusive` and `readText` are built to
@@ -31,6 +34,7 @@
 import { realpathSync } from 'node:fs'
 import { lstat, realpath } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
+import { VMARK_DIRECTORY } from '../../core/coherence/layout.js'
 import { QuireError } from '../../core/errors.js'
 import { isSaveTempName } from './saveTemp.js'
 
@@ -48,6 +52,7 @@ export type ScopeRefusal =
   | 'parent_missing'
   | 'unresolvable'
   | 'quire_data'
+  | 'coherence_ledger'
 
 /** A path accepted by the scope. */
 export interface ScopedPath {
@@ -75,6 +80,11 @@ export function isWithin(candidate: string, root: string): boolean {
   // `/` is the one root that already ends in a separator; `root + sep` would be `//`, which nothing starts with.
   const prefix = root.endsWith(sep) ? root : root + sep
   return candidate.startsWith(prefix)
+}
+
+/** Whether `location` lies in (or is) a `.vmark` folder: some workspace's coherence ledger. */
+function isCoherenceState(location: string): boolean {
+  return location.split(sep).some((segment) => segment.toLowerCase() === VMARK_DIRECTORY)
 }
 
 /** The basic shape every requested path and every root must have, before any file-system access. */
@@ -245,11 +255,17 @@ export class PathScope {
   }
 
   private isOwnData(location: string): boolean {
-    return this.ownData.some((directory) => isWithin(location, directory)) || isSaveTempName(basename(location))
+    return this.ownData.some((directory) => isWithin(location, directory)) || isSaveTempName(basename(location)) || isCoherenceState(location)
   }
 
-  /** Refuses `location` (a lexical or real form of `requested`) when it is Quire's data directory, inside it, or a save temp. */
+  /**
+   * Refuses `location` (a lexical or real form of `requested`) when it is Quire's data directory, inside it, a save
+   * temp, or coherence state.
+   */
   private refuseOwnData(requested: string, location: string): void {
+    if (isCoherenceState(location)) {
+      refuse(requested, 'coherence_ledger', `${requested} is part of a coherence ledger (.vmark/); Quire keeps it itself and never opens or saves it for anyone.`)
+    }
     const inData = this.ownData.some((directory) => isWithin(location, directory))
     if (this.isOwnData(location)) {
       refuse(

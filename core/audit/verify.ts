@@ -28,6 +28,8 @@ export interface VerifyReport {
 export interface Verifiable {
   readonly store: EventLog
   readonly documents: DocumentRepository
+  /** The data directory: where the coherence ledgers' append intents are (verifyLedgers.ts). */
+  readonly home?: string
 }
 
 export async function verify(engine: Verifiable): Promise<VerifyReport> {
@@ -43,7 +45,7 @@ export async function verify(engine: Verifiable): Promise<VerifyReport> {
     rebuilt?.destroy()
     if (!wasLoaded) engine.documents.evict(docId)
   }
-  const coherence = await verifyLedgers(engine.store)
+  const coherence = await verifyLedgers(engine.store, engine.home)
   const ok = integrity.problems.length === 0 && integrity.quarantined.length === 0 && mismatches.length === 0 && coherence.problems.length === 0
   return { integrity, documents: ids.length, mismatches, coherence, ok }
 }

@@ -16,13 +16,15 @@ import type { ClaimSummary } from './model/claims.js'
 import type { ContextSummary } from './model/contexts.js'
 import type { CaptureIndex } from './model/captureIndex.js'
 import { DelegationIndex, type DelegationScope, type GrantSummary } from './model/delegations.js'
+import { trustedWriters } from './delegationAuthority.js'
+import { isUnsafeLedgerPath } from './confined.js'
+import type { DelegationEntry } from './entries.js'
 import { plannedEntries, reconcile } from './model/reconcile.js'
 import { decideResolution, type ResolutionKind, type Resolver } from './model/resolution.js'
 import { CoherenceRefusal } from './refusal.js'
 import { revisionId } from './revision.js'
 import { scanWorkspace } from './scan.js'
 import { SessionReads, type SessionRead } from './sessionReads.js'
-import { writeSnapshot } from './snapshots.js'
 import { newUuidV7 } from './uuid.js'
 import { loadOrCreateWriterId } from './writerId.js'
 import { WorkspaceLedger, type CoherenceView } from './workspaceLedger.js'
@@ -60,7 +62,12 @@ export interface SavedText {
 /** What a capture did, for the save's caller and the tests. */
 export type CaptureOutcome =
   | { readonly captured: true; readonly entryId: string; readonly object: string; readonly revision: string; readonly inputs: number }
-  | { readonly captured: false; readonly why: 'off' | 'outside-workspace' | 'not-markdown' | 'unchanged' | 'no-identity' | 'held' | 'failed'; readonly detail?: string }
+  | {
+      readonly captured: false
+      /** `unsafe-link`: a link where the ledger should be; refused, and said once in the log (`coherence.refused`). */
+      readonly why: 'off' | 'outside-workspace' | 'not-markdown' | 'unchanged' | 'no-identity' | 'held' | 'unsafe-link' | 'failed'
+      readonly detail?: string
+    }
 
 export interface CoherenceCommandsOptions {
   readonly ledger?: CoherenceLedgerOptions
@@ -192,14 +199,22 @@ export class CoherenceCommands {
     return (await this.readView(root)).projection.contextSummaries()
   }
 
-  /** The grants of this workspace, with their standing and what each authorized. */
+  /**
+   * The grants of this workspace Quire honours (the person's, through Quire or a writer they trust), with their
+   * standing and what each authorized.
+   */
   async grants(root: string): Promise<GrantSummary[]> {
-    return (await this.readView(root)).delegations.summaries(new Date(this.now()))
+    return (await this.readView(root)).delegations(this.trusted()).summaries(new Date(this.now()))
+  }
+
+  /** The delegation lines of this workspace that authorize nothing: in a segment, but not made by the person. */
+  async unhonouredDelegations(root: string): Promise<readonly DelegationEntry[]> {
+    return (await this.readView(root)).unhonoured(this.trusted())
   }
 
   /** The resolutions a grant authorized, across its supersession chain (the audit of COHR.RESOLVE.6). */
   async authorizedBy(root: string, delegation: string): Promise<LedgerEntry[]> {
-    return (await this.readView(root)).delegations.authorizedBy(delegation)
+    return (await this.readView(root)).delegations(this.trusted()).authorizedBy(delegation)
   }
 
   /**
@@ -217,10 +232,11 @@ export class CoherenceCommands {
     const ledger = this.ledgerOf(root, writer)
     return this.turns.run(root, () =>
       ledger.exclusive(async () => {
+        await ledger.catchUp()
         const view = await ledger.view({ forWriting: true })
         if (!view.initialized) throw new CoherenceRefusal('edge-not-live', `edge ${request.txf}#${request.input} is not live: this workspace has no coherence ledger`)
         this.assertWritable(view)
-        const decided = decideResolution(view.projection, view.delegations, request, resolver, this.moment(root))
+        const decided = decideResolution(view.projection, view.delegations(this.trusted()), request, resolver, this.moment(root))
         const entry = composeEntry(decided.kind, decided.body, { writer, at: new Date(this.now()) })
         await ledger.append([entry], actor)
         return { entryId: entry.id, kind: decided.kind, resolvedAgainst: decided.body.resolved_against }
@@ -309,7 +325,7 @@ export class CoherenceCommands {
     try {
       return await this.capture(saved, reads)
     } catch (error) {
-      return { captured: false, why: 'failed', detail: (error as Error).message }
+      return { captured: false, why: isUnsafeLedgerPath(error) ? 'unsafe-link' : 'failed', detail: (error as Error).message }
     }
   }
 
@@ -349,7 +365,7 @@ export class CoherenceCommands {
       const parents = [...heads].sort()
       const revision = revisionId(contentHash, parents)
       // Spec §5.2: the snapshot first, so the ledger never names content that does not exist.
-      await writeSnapshot(ledger.layout, maskedCanonicalBytes(saved.text))
+      await ledger.writeSnapshot(maskedCanonicalBytes(saved.text), saved.actor)
       const inputs = saved.actor.kind === 'mcp' ? this.inputsOf(reads, view.index, root, saved.path) : []
       const body: TransformationBody = {
         inputs,
@@ -395,9 +411,10 @@ export class CoherenceCommands {
     const writer = await this.writer()
     const ledger = this.ledgerOf(root, writer)
     return ledger.exclusive(async () => {
+      await ledger.catchUp()
       const view = await ledger.view({ forWriting: true })
       this.assertWritable(view)
-      const body = decide(view.delegations)
+      const body = decide(view.delegations(this.trusted()))
       const entry = composeEntry('delegation', body, { writer, at: new Date(this.now()) })
       await ledger.append([entry], actor)
       return { delegation: body.delegation, entryId: entry.id }
@@ -439,8 +456,16 @@ export class CoherenceCommands {
     })
   }
 
+  /** The current view, with the person's grants made through another node folded first (delegationAuthority.ts). */
   private async readView(root: string): Promise<CoherenceView> {
-    return this.ledgerOf(root, await this.writer()).view()
+    const ledger = this.ledgerOf(root, await this.writer())
+    await ledger.catchUp()
+    return ledger.view()
+  }
+
+  /** The writers whose delegation lines the person trusts (the setting `coherenceTrustedWriters`). */
+  private trusted(): ReadonlySet<string> {
+    return trustedWriters(this.settings.state.coherenceTrustedWriters)
   }
 
   private moment(root: string): { now: Date; absent: ReadonlySet<string> } {
@@ -456,7 +481,7 @@ export class CoherenceCommands {
   private ledgerOf(root: string, writer: string): WorkspaceLedger {
     let ledger = this.ledgers.get(root)
     if (ledger === undefined) {
-      ledger = new WorkspaceLedger(root, writer, this.store, this.options.ledger)
+      ledger = new WorkspaceLedger(root, writer, this.store, this.options.ledger, this.home)
       this.ledgers.set(root, ledger)
     }
     return ledger

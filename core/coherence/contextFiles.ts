@@ -4,10 +4,11 @@
  * projection's business; here a manifest is a JSON object kept whole, so a rewrite preserves every field this build
  * does not know (spec §6, round-trip guarantee).
  */
-import { mkdir, open, readdir, readFile, rename } from 'node:fs/promises'
-import { join } from 'node:path'
+import { constants } from 'node:fs'
+import { readdir, rename } from 'node:fs/promises'
 import { QuireError } from '../errors.js'
-import type { WorkspaceLayout } from './layout.js'
+import { withDirectory, type ConfinedDirectory } from './confined.js'
+import { LAYOUT_PARTS, type WorkspaceLayout } from './layout.js'
 import { newUuidV7 } from './uuid.js'
 
 export type ContextFile =
@@ -16,21 +17,25 @@ export type ContextFile =
 
 const MANIFEST_NAME = /^[^/\\\0]+\.json$/
 
-/** Every `*.json` in the contexts folder, by file name; none when the folder does not exist. */
+/** Every `*.json` in the contexts folder, by file name; none when the folder does not exist. Never through a link. */
 export async function readContextFiles(layout: WorkspaceLayout): Promise<ContextFile[]> {
-  let names: string[]
-  try {
-    names = (await readdir(layout.contexts, { withFileTypes: true })).filter((d) => d.isFile() && MANIFEST_NAME.test(d.name)).map((d) => d.name)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
+  return (await withDirectory(layout.root, LAYOUT_PARTS.contexts, { create: false }, readManifests)) ?? []
+}
+
+async function readManifests(contexts: ConfinedDirectory): Promise<ContextFile[]> {
+  const names = (await readdir(contexts.at(''), { withFileTypes: true })).filter((d) => d.isFile() && MANIFEST_NAME.test(d.name)).map((d) => d.name)
   names.sort()
   const files: ContextFile[] = []
   for (const file of names) {
     let value: unknown
     try {
-      value = JSON.parse(await readFile(join(layout.contexts, file), 'utf8'))
+      const handle = await contexts.file(file, constants.O_RDONLY)
+      if (handle === undefined) continue
+      try {
+        value = JSON.parse(await handle.readFile('utf8'))
+      } finally {
+        await handle.close()
+      }
     } catch (error) {
       files.push({ file, status: 'unreadable', reason: (error as Error).message })
       continue
@@ -43,29 +48,24 @@ export async function readContextFiles(layout: WorkspaceLayout): Promise<Context
 
 /**
  * Replaces (or creates) `contexts/<file>` atomically with `manifest`. The caller passes the whole manifest it read,
- * changed only where it means to change it, so unknown fields survive.
+ * changed only where it means to change it, so unknown fields survive. The temp file and the rename go through the
+ * folder's descriptor, reached without following a link (confined.ts).
  */
 export async function writeContextFile(layout: WorkspaceLayout, file: string, manifest: Readonly<Record<string, unknown>>): Promise<void> {
   if (!MANIFEST_NAME.test(file) || file.startsWith('.')) throw new QuireError('COHERENCE_INVALID_CONTEXT', `a context manifest is a <name>.json file in ${layout.contexts}, got ${JSON.stringify(file)}`)
   if (manifest['format'] !== 0) throw new QuireError('COHERENCE_INVALID_CONTEXT', `context manifests of format ${String(manifest['format'])} are not written by this build (format 0 only)`)
-  await mkdir(layout.contexts, { recursive: true })
-  const temp = join(layout.contexts, `.${file}.${newUuidV7()}.tmp`)
-  const handle = await open(temp, 'wx', 0o644)
-  try {
-    await handle.writeFile(`${JSON.stringify(manifest, null, 2)}\n`)
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-  await rename(temp, join(layout.contexts, file))
-  try {
-    const directory = await open(layout.contexts, 'r')
+  await withDirectory(layout.root, LAYOUT_PARTS.contexts, { create: true }, async (contexts) => {
+    const temp = `.${file}.${newUuidV7()}.tmp`
+    const handle = (await contexts.file(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, { appending: true }))!
     try {
-      await directory.sync()
+      await handle.writeFile(`${JSON.stringify(manifest, null, 2)}\n`)
+      await handle.sync()
     } finally {
-      await directory.close()
+      await handle.close()
     }
-  } catch {
+    await contexts.verify()
+    await rename(contexts.at(temp), contexts.at(file))
     // Best effort: the rename is visible already.
-  }
+    await contexts.sync()
+  })
 }

@@ -28,4 +28,21 @@ export const CoherenceLinesAppended = defineEvent({
   }),
 })
 
-export const coherenceEvents = [CoherenceLinesAppended] as const
+/**
+ * Quire refused to read or write the workspace's ledger through a path that is a link, a hard link or not what it
+ * should be (confined.ts): the diagnostic that survives when the ledger itself cannot hold one. Logged once per path
+ * and reason until a write succeeds again.
+ */
+export const CoherenceRefused = defineEvent({
+  type: 'coherence.refused',
+  version: 1,
+  schema: z.object({
+    root: z.string().min(1),
+    /** Workspace-relative, `/`-separated: `.vmark`, `.vmark/ledger/<writer>.jsonl`. */
+    path: z.string(),
+    reason: z.string().min(1),
+    message: z.string(),
+  }),
+})
+
+export const coherenceEvents = [CoherenceLinesAppended, CoherenceRefused] as const

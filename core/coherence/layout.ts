@@ -46,6 +46,18 @@ export function workspaceLayout(root: string): WorkspaceLayout {
   }
 }
 
+/**
+ * The same folders as names from the workspace root down, for walking them one at a time without following a link
+ * (confined.ts).
+ */
+export const LAYOUT_PARTS = {
+  vmark: [VMARK_DIRECTORY],
+  ledger: [VMARK_DIRECTORY, 'ledger'],
+  quarantine: [VMARK_DIRECTORY, 'ledger', 'quarantine'],
+  contexts: [VMARK_DIRECTORY, 'contexts'],
+  snapshots: [VMARK_DIRECTORY, 'snapshots'],
+} as const satisfies Readonly<Record<string, readonly string[]>>
+
 /** `<writer>.jsonl` for the first segment (number 0), `<writer>-<NNN>.jsonl` after each rotation. */
 export function segmentFileName(writer: string, number: number): string {
   if (!Number.isSafeInteger(number) || number < 0) throw new RangeError(`segment number must be a non-negative integer, got ${number}`)

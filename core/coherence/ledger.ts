@@ -2,17 +2,19 @@
  * One workspace's coherence ledger on disk (VMark coherence format 0, spec §1, §5.1, §5.2, §5.6): reads merge every
  * writer's segments under `.vmark/ledger/`; appends go to our own writer's segment only, one `O_APPEND` write and one
  * fsync each, a torn tail terminated first, rotating at 8 MiB. `.vmark/` is created on the first append, never by
- * opening or reading. File access is node:fs directly, behind this class; what the lines mean is decided by the pure
- * reader (reader.ts).
+ * opening or reading. File access is node:fs directly, behind this class, and never through a link (confined.ts: every
+ * folder from the workspace root down and every file opened without following one); what the lines mean is decided
+ * by the pure reader (reader.ts).
  */
 import { constants, type Dirent } from 'node:fs'
-import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { lstat, readdir } from 'node:fs/promises'
 import { QuireError } from '../errors.js'
+import { ConfinedDirectory, isUnsafeLedgerPath, UnsafeLedgerPath, withDirectory } from './confined.js'
 import { FORMAT_VERSION, parseLedgerLine, type LedgerEntry } from './entries.js'
 import {
   GITATTRIBUTES_CONTENT,
   GITIGNORE_CONTENT,
+  LAYOUT_PARTS,
   MAX_LINE_BYTES,
   SEGMENT_ROTATION_BYTES,
   isSegmentFileName,
@@ -32,6 +34,11 @@ export interface CoherenceLedgerOptions {
   readonly maxLineBytes?: number
   /** Whether reads copy malformed lines to `quarantine/` (spec §5.6). Default true. */
   readonly writeQuarantine?: boolean
+  /**
+   * Told of a link (or hard link) the quarantine copy refused to write through: the read goes on without the copy
+   * (spec §5.6), so this is the only word of it.
+   */
+  readonly onUnsafe?: (refusal: UnsafeLedgerPath) => void
 }
 
 /** What one append wrote. */
@@ -70,6 +77,7 @@ export class CoherenceLedger {
   private readonly maxSegmentBytes: number
   private readonly maxLineBytes: number
   private readonly writeQuarantine: boolean
+  private readonly onUnsafe: (refusal: UnsafeLedgerPath) => void
   /** Lines of a newer format seen by the last read (undefined: no read yet). While any exist we refuse to write. */
   private futureFormatSeen: number | undefined
   private initFilesEnsured = false
@@ -84,15 +92,18 @@ export class CoherenceLedger {
     this.maxSegmentBytes = options.maxSegmentBytes ?? SEGMENT_ROTATION_BYTES
     this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES
     this.writeQuarantine = options.writeQuarantine ?? true
+    this.onUnsafe = options.onUnsafe ?? (() => {})
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(writer)) {
       throw new QuireError('COHERENCE_INVALID_WRITER', `the writer id must be a lower-case UUID, got ${JSON.stringify(writer)}`)
     }
   }
 
-  /** Whether the workspace has coherence state at all (a `.vmark/` folder, spec §1). */
+  /** Whether the workspace has coherence state at all (a `.vmark/` folder, spec §1); a `.vmark` link is refused. */
   async isInitialized(): Promise<boolean> {
     try {
-      return (await stat(this.layout.vmark)).isDirectory()
+      const info = await lstat(this.layout.vmark)
+      if (info.isSymbolicLink()) throw new UnsafeLedgerPath(this.layout.root, LAYOUT_PARTS.vmark.join('/'), 'link')
+      return info.isDirectory()
     } catch (error) {
       if (isMissing(error)) return false
       throw error
@@ -105,20 +116,13 @@ export class CoherenceLedger {
    * are ignored: the read succeeds without them (spec §5.6).
    */
   async read(): Promise<LedgerRead> {
-    let names: string[]
-    try {
-      const dirents: Dirent[] = await readdir(this.layout.ledger, { withFileTypes: true })
-      names = dirents.filter((dirent) => dirent.isFile() && isSegmentFileName(dirent.name)).map((dirent) => dirent.name)
-    } catch (error) {
-      if (!isMissing(error)) throw error
-      names = []
-    }
-    names.sort()
     const builder = new LedgerReadBuilder()
-    for (const name of names) {
-      const present = await this.readSegmentInto(builder, name)
-      if (present) builder.noteSegment(name)
-    }
+    await withDirectory(this.layout.root, LAYOUT_PARTS.ledger, { create: false }, async (ledger) => {
+      for (const name of await segmentNames(ledger)) {
+        const present = await this.readSegmentInto(builder, ledger, name)
+        if (present) builder.noteSegment(name)
+      }
+    })
     const result = builder.finish()
     this.futureFormatSeen = result.futureFormat
     if (this.writeQuarantine && result.quarantined.length > 0) await this.quarantine(result.quarantined)
@@ -127,22 +131,20 @@ export class CoherenceLedger {
 
   /** The segment our next append goes to: our highest-numbered one, or the next number once that one is full. */
   async activeSegment(): Promise<string> {
-    let names: string[]
-    try {
-      names = await readdir(this.layout.ledger)
-    } catch (error) {
-      if (!isMissing(error)) throw error
-      names = []
-    }
+    return (await withDirectory(this.layout.root, LAYOUT_PARTS.ledger, { create: false }, (ledger) => this.activeSegmentIn(ledger))) ?? segmentFileName(this.writer, 0)
+  }
+
+  private async activeSegmentIn(ledger: ConfinedDirectory): Promise<string> {
     let highest = 0
-    for (const name of names) {
+    for (const name of await readdir(ledger.at(''))) {
       const number = segmentNumberOf(name, this.writer)
       if (number !== undefined && number > highest) highest = number
     }
     const current = segmentFileName(this.writer, highest)
     try {
-      const size = (await stat(join(this.layout.ledger, current))).size
-      return size >= this.maxSegmentBytes ? segmentFileName(this.writer, highest + 1) : current
+      const info = await lstat(ledger.at(current))
+      if (info.isSymbolicLink()) throw new UnsafeLedgerPath(this.layout.root, `${ledger.relative}/${current}`, 'link')
+      return info.size >= this.maxSegmentBytes ? segmentFileName(this.writer, highest + 1) : current
     } catch (error) {
       if (isMissing(error)) return current
       throw error
@@ -175,10 +177,20 @@ export class CoherenceLedger {
           `the ledger holds ${this.futureFormatSeen} entries of a format newer than ${FORMAT_VERSION}; this build reads but does not write it`,
         )
       }
-      await this.ensureLayout()
-      const segment = await this.activeSegment()
-      const terminatedTornTail = await this.writeLines(join(this.layout.ledger, segment), lines)
-      return { segment, lines, terminatedTornTail }
+      const vmark = (await ConfinedDirectory.open(this.layout.root, LAYOUT_PARTS.vmark, { create: true }))!
+      try {
+        await this.ensureGitFiles(vmark)
+        const ledger = (await vmark.child('ledger', { create: true }))!
+        try {
+          const segment = await this.activeSegmentIn(ledger)
+          const terminatedTornTail = await this.writeLines(ledger, segment, lines)
+          return { segment, lines, terminatedTornTail }
+        } finally {
+          await ledger.close()
+        }
+      } finally {
+        await vmark.close()
+      }
     })
   }
 
@@ -200,26 +212,36 @@ export class CoherenceLedger {
     return line
   }
 
-  /** mkdir -p before every append (git prunes empty folders); the two git files once per process, never replaced. */
-  private async ensureLayout(): Promise<void> {
-    await mkdir(this.layout.ledger, { recursive: true })
+  /**
+   * The folders are made before every append (git prunes empty ones: the caller opens them with `create`); the two
+   * git files once per process, never replaced (`O_EXCL`: not even a link there is written through).
+   */
+  private async ensureGitFiles(vmark: ConfinedDirectory): Promise<void> {
     if (this.initFilesEnsured) return
-    for (const [path, content] of [
-      [this.layout.gitignore, GITIGNORE_CONTENT],
-      [this.layout.gitattributes, GITATTRIBUTES_CONTENT],
+    for (const [name, content] of [
+      ['.gitignore', GITIGNORE_CONTENT],
+      ['.gitattributes', GITATTRIBUTES_CONTENT],
     ] as const) {
+      let file
       try {
-        await writeFile(path, content, { flag: 'wx' })
+        file = await vmark.file(name, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL)
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue
+        throw error
+      }
+      try {
+        await file?.writeFile(content)
+      } finally {
+        await file?.close()
       }
     }
     this.initFilesEnsured = true
   }
 
-  /** One O_APPEND write (the torn-tail newline, if needed, leads it), then fsync. */
-  private async writeLines(path: string, lines: readonly string[]): Promise<boolean> {
-    const file = await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o644)
+  /** One O_APPEND write (the torn-tail newline, if needed, leads it), then fsync; never through a link. */
+  private async writeLines(ledger: ConfinedDirectory, segment: string, lines: readonly string[]): Promise<boolean> {
+    const file = await ledger.file(segment, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, { appending: true })
+    if (file === undefined) throw new UnsafeLedgerPath(this.layout.root, ledger.relative, 'moved')
     try {
       const { size } = await file.stat()
       let torn = false
@@ -242,14 +264,9 @@ export class CoherenceLedger {
   }
 
   /** Streams one segment through the bounded splitter. False when it vanished between listing and opening. */
-  private async readSegmentInto(builder: LedgerReadBuilder, name: string): Promise<boolean> {
-    let file
-    try {
-      file = await open(join(this.layout.ledger, name), 'r')
-    } catch (error) {
-      if (isMissing(error)) return false
-      throw error
-    }
+  private async readSegmentInto(builder: LedgerReadBuilder, ledger: ConfinedDirectory, name: string): Promise<boolean> {
+    const file = await ledger.file(name, constants.O_RDONLY)
+    if (file === undefined) return false
     try {
       // Each read gets memory of its own, so the splitter hands lines out as views instead of copying each one.
       const splitter = new BoundedLineSplitter(this.maxLineBytes, { reusesChunks: false })
@@ -266,34 +283,65 @@ export class CoherenceLedger {
     }
   }
 
-  /** Spec §5.6: append each line to `quarantine/<segment>.bad` once (a line already there is not copied again). */
+  /**
+   * Spec §5.6: append each line to `quarantine/<segment>.bad` once (a line already there is not copied again). A
+   * reader never fails because quarantine is unavailable; the lines are reported all the same, and a link refused on
+   * the way is told to `onUnsafe`.
+   */
   private async quarantine(lines: readonly QuarantinedLine[]): Promise<void> {
-    try {
-      await mkdir(this.layout.quarantine, { recursive: true })
-    } catch {
-      return
-    }
     const bySegment = new Map<string, QuarantinedLine[]>()
     for (const line of lines) bySegment.set(line.segment, [...(bySegment.get(line.segment) ?? []), line])
-    for (const [segment, segmentLines] of bySegment) {
-      const path = join(this.layout.quarantine, quarantineFileName(segment))
-      try {
-        let existing = new Set<string>()
-        try {
-          existing = new Set((await readFile(path, 'utf8')).split('\n'))
-        } catch (error) {
-          if (!isMissing(error)) throw error
+    try {
+      await withDirectory(this.layout.root, LAYOUT_PARTS.quarantine, { create: true }, async (folder) => {
+        for (const [segment, segmentLines] of bySegment) {
+          try {
+            await this.quarantineInto(folder, quarantineFileName(segment), segmentLines)
+          } catch (error) {
+            if (isUnsafeLedgerPath(error)) this.onUnsafe(error)
+          }
         }
-        const fresh = segmentLines.filter((line) => {
-          if (existing.has(line.raw)) return false
-          existing.add(line.raw)
-          return true
-        })
-        if (fresh.length === 0) continue
-        await writeFile(path, fresh.map(quarantineRecordText).join(''), { flag: 'a' })
-      } catch {
-        // A reader never fails because quarantine is unavailable (spec §5.6); the lines are reported all the same.
-      }
+      })
+    } catch (error) {
+      if (isUnsafeLedgerPath(error)) this.onUnsafe(error)
     }
   }
+
+  private async quarantineInto(folder: ConfinedDirectory, name: string, lines: readonly QuarantinedLine[]): Promise<void> {
+    const existing = new Set<string>()
+    const present = await folder.file(name, constants.O_RDONLY)
+    if (present !== undefined) {
+      try {
+        for (const line of (await present.readFile('utf8')).split('\n')) existing.add(line)
+      } finally {
+        await present.close()
+      }
+    }
+    const fresh = lines.filter((line) => {
+      if (existing.has(line.raw)) return false
+      existing.add(line.raw)
+      return true
+    })
+    if (fresh.length === 0) return
+    const file = await folder.file(name, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, { appending: true })
+    try {
+      await file?.writeFile(fresh.map(quarantineRecordText).join(''))
+    } finally {
+      await file?.close()
+    }
+  }
+}
+
+/**
+ * The segment files of a ledger folder, sorted: every `*.jsonl` that is a file. One that is a link is refused, not
+ * skipped: the person must hear that the ledger holds one.
+ */
+async function segmentNames(ledger: ConfinedDirectory): Promise<string[]> {
+  const dirents: Dirent[] = await readdir(ledger.at(''), { withFileTypes: true })
+  const names: string[] = []
+  for (const dirent of dirents) {
+    if (!isSegmentFileName(dirent.name)) continue
+    if (dirent.isSymbolicLink()) throw new UnsafeLedgerPath(ledger.root, `${ledger.relative}/${dirent.name}`, 'link')
+    if (dirent.isFile()) names.push(dirent.name)
+  }
+  return names.sort()
 }

@@ -16,6 +16,7 @@ export type CoherenceRefusalReason =
   | 'upstream-unresolvable'
   | 'future-format'
   | 'write-busy'
+  | 'unsafe-link'
 
 export class CoherenceRefusal extends Error {
   override readonly name = 'CoherenceRefusal'

@@ -5,58 +5,56 @@
  * never rewritten, none is ever deleted. A read that finds one missing or not matching its key fails loudly.
  */
 import { createHash } from 'node:crypto'
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { constants } from 'node:fs'
+import { readFile, rename, unlink } from 'node:fs/promises'
 import { QuireError } from '../errors.js'
-import { snapshotPath, type WorkspaceLayout } from './layout.js'
+import { ConfinedDirectory } from './confined.js'
+import { LAYOUT_PARTS, snapshotPath, type WorkspaceLayout } from './layout.js'
 import { newUuidV7 } from './uuid.js'
 
 const hashOf = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path)
-    return true
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
-    throw error
-  }
-}
-
 /**
  * Stores `bytes` (the identity-masked canonical bytes of a text, or a binary's raw bytes: hashing.ts) under their
- * hash and returns the hash. Call it before the ledger append that references the hash (spec §5.2).
+ * hash and returns the hash. Call it before the ledger append that references the hash (spec §5.2). Every folder on
+ * the way is reached without following a link, and the temp file and the rename go through the folders' descriptors
+ * (confined.ts): a `snapshots` link never receives the document's text.
  */
 export async function writeSnapshot(layout: WorkspaceLayout, bytes: Uint8Array): Promise<string> {
   const contentHash = hashOf(bytes)
-  const target = snapshotPath(layout, contentHash)
-  if (await exists(target)) return contentHash
-  await mkdir(layout.snapshotTemps, { recursive: true })
-  await mkdir(dirname(target), { recursive: true })
-  const temp = join(layout.snapshotTemps, newUuidV7())
-  const file = await open(temp, 'wx', 0o644)
+  const hex = contentHash.slice('sha256:'.length)
+  const name = hex.slice(2)
+  const snapshots = (await ConfinedDirectory.open(layout.root, LAYOUT_PARTS.snapshots, { create: true }))!
+  const opened: ConfinedDirectory[] = [snapshots]
   try {
-    await file.writeFile(bytes)
-    await file.sync()
-  } finally {
-    await file.close()
-  }
-  if (await exists(target)) {
-    await unlink(temp)
-    return contentHash
-  }
-  await rename(temp, target)
-  try {
-    const directory = await open(dirname(target), 'r')
+    const algorithm = (await snapshots.child('sha256', { create: true }))!
+    opened.push(algorithm)
+    const target = (await algorithm.child(hex.slice(0, 2), { create: true }))!
+    opened.push(target)
+    if (await target.assertNotLink(name)) return contentHash
+    const temps = (await snapshots.child('tmp', { create: true }))!
+    opened.push(temps)
+    const temp = newUuidV7()
+    const file = (await temps.file(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, { appending: true }))!
     try {
-      await directory.sync()
+      await file.writeFile(bytes)
+      await file.sync()
     } finally {
-      await directory.close()
+      await file.close()
     }
-  } catch {
+    await temps.verify()
+    await target.verify()
+    if (await target.assertNotLink(name)) {
+      await unlink(temps.at(temp))
+      return contentHash
+    }
+    await rename(temps.at(temp), target.at(name))
     // Best effort (spec §4.3): the rename is already visible; only its durability across a power cut is at stake.
+    await target.sync()
+    return contentHash
+  } finally {
+    for (const directory of opened) await directory.close()
   }
-  return contentHash
 }
 
 /** The bytes stored under `contentHash`; QuireError('SNAPSHOT_UNAVAILABLE') when missing or not matching it. */

@@ -1,17 +1,23 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Actor } from '../events/actor.js'
+import { SYSTEM, type Actor } from '../events/actor.js'
 import type { EventLog, RecordedEvent } from '../log/eventLog.js'
 import { FoldedStream } from '../streams/foldedStream.js'
 import { KeyedSteps } from '../streams/steps.js'
+import { AppendIntents } from './appendIntents.js'
+import { isUnsafeLedgerPath, type UnsafeLedgerPath } from './confined.js'
 import { readContextFiles, type ContextFile } from './contextFiles.js'
-import { CoherenceLinesAppended, coherenceStream } from './events.js'
-import type { LedgerEntry } from './entries.js'
+import { honouredEntries, personDelegationOf, type PersonDelegations } from './delegationAuthority.js'
+import { CoherenceLinesAppended, CoherenceRefused, coherenceStream } from './events.js'
+import { parseLedgerLine, type DelegationEntry, type LedgerEntry } from './entries.js'
 import { CoherenceLedger, type AppendReceipt, type CoherenceLedgerOptions } from './ledger.js'
+import { segmentNumberOf } from './layout.js'
 import { CoherenceProjection } from './model/breakdown.js'
 import { CaptureIndex } from './model/captureIndex.js'
 import { DelegationIndex } from './model/delegations.js'
 import type { LedgerRead } from './reader.js'
+import { readSegmentLines } from './segmentLines.js'
+import { writeSnapshot } from './snapshots.js'
 
 /**
  * One read of the workspace's coherence state: the ledger's entries, the capture index, and — made when first asked,
@@ -20,7 +26,7 @@ import type { LedgerRead } from './reader.js'
  */
 export class CoherenceView {
   private builtProjection: CoherenceProjection | undefined
-  private builtDelegations: DelegationIndex | undefined
+  private builtDelegations: { key: string; index: DelegationIndex; unhonoured: DelegationEntry[] } | undefined
   private readonly entries: LedgerEntry[]
 
   constructor(
@@ -29,6 +35,8 @@ export class CoherenceView {
     private readonly manifests: ReadonlyArray<{ readonly file: string; readonly manifest: unknown }>,
     /** Whether the read copied its malformed lines to quarantine (a read by the writer). */
     readonly quarantineCopied: boolean,
+    /** Whose delegations count: our writer, and the person's grants as the log holds them (delegationAuthority.ts). */
+    private readonly authority: { readonly writer: string; readonly person: () => ReadonlyMap<string, DelegationEntry> } = { writer: '', person: () => new Map() },
   ) {
     this.entries = [...ledgerRead.entries]
     this.index = new CaptureIndex(this.entries)
@@ -45,8 +53,27 @@ export class CoherenceView {
     return this.builtProjection
   }
 
-  get delegations(): DelegationIndex {
-    this.builtDelegations ??= new DelegationIndex(this.entries)
+  /**
+   * The grants Quire honours, given the writers the person trusts: the person's own through Quire, and trusted
+   * writers' (delegationAuthority.ts). Any other delegation line authorizes nothing.
+   */
+  delegations(trusted: ReadonlySet<string>): DelegationIndex {
+    return this.honoured(trusted).index
+  }
+
+  /** The delegation lines left out of `delegations(trusted)`: in a segment, but not the person's. */
+  unhonoured(trusted: ReadonlySet<string>): readonly DelegationEntry[] {
+    return this.honoured(trusted).unhonoured
+  }
+
+  private honoured(trusted: ReadonlySet<string>): { index: DelegationIndex; unhonoured: DelegationEntry[] } {
+    // The person's logged grants only grow (a revocation is a new entry): their count tells a stale index apart.
+    const person = this.authority.person()
+    const key = `${[...trusted].sort().join(',')}#${person.size}`
+    if (this.builtDelegations?.key !== key) {
+      const { entries, unhonoured } = honouredEntries(this.entries, this.authority.writer, person, trusted)
+      this.builtDelegations = { key, index: new DelegationIndex(entries), unhonoured }
+    }
     return this.builtDelegations
   }
 
@@ -63,9 +90,10 @@ const EMPTY_VIEW = (): CoherenceView => new CoherenceView(false, EMPTY_READ, [],
 
 const EMPTY_READ: LedgerRead = { entries: [], quarantined: [], futureFormat: 0, duplicates: 0, segments: [] }
 
-/** What the log holds of this workspace's ledger: the ids of the entries we appended, and the stream's version. */
+/** What the log holds of this workspace's ledger: the ids of the entries we appended, and the person's delegations. */
 interface LoggedLines {
   readonly entries: Set<string>
+  readonly person: PersonDelegations
 }
 
 
@@ -77,6 +105,11 @@ interface LoggedLines {
  *
  * The order of an append is ledger first (one write and one fsync), then the log event. A crash between the two leaves
  * a line the log lacks; the next use of the workspace logs it (`recovered`), so every acknowledged line ends up in both.
+ * Only lines the data directory's intents name (appendIntents.ts) are taken back so: a line another program put in
+ * our segment is never logged as ours.
+ *
+ * Nothing is read or written through a link (confined.ts); each path refused is logged once as `coherence.refused`,
+ * the diagnostic that survives when the ledger itself cannot hold one.
  */
 export class WorkspaceLedger {
   /** Reads for `status`: read-only (COH.GEN.3), so no quarantine copies are written by them. */
@@ -87,16 +120,23 @@ export class WorkspaceLedger {
   private readonly steps = new KeyedSteps()
   private loaded: Promise<void> | undefined
   private cached: { fingerprint: string; view: CoherenceView } | undefined
+  private readonly intents: AppendIntents | undefined
+  /** The refusals logged since the last append that went through: each is said once. */
+  private readonly refusalsSaid = new Set<string>()
 
   constructor(
     readonly root: string,
     readonly writerId: string,
     private readonly store: EventLog,
     options: CoherenceLedgerOptions = {},
+    /** Quire's data directory, for the append intents; without it nothing a crash left unlogged is taken back. */
+    home?: string,
   ) {
-    this.reader = new CoherenceLedger(root, writerId, { ...options, writeQuarantine: false })
-    this.writer = new CoherenceLedger(root, writerId, options)
-    this.logged = new FoldedStream<LoggedLines>(coherenceStream(root), () => ({ entries: new Set() }), foldLogged)
+    const onUnsafe = (refusal: UnsafeLedgerPath) => void this.sayRefused(refusal, SYSTEM)
+    this.reader = new CoherenceLedger(root, writerId, { ...options, writeQuarantine: false, onUnsafe })
+    this.writer = new CoherenceLedger(root, writerId, { ...options, onUnsafe })
+    this.logged = new FoldedStream<LoggedLines>(coherenceStream(root), () => ({ entries: new Set(), person: new Map() }), foldLogged)
+    this.intents = home === undefined ? undefined : new AppendIntents(home, root)
   }
 
   get layout() {
@@ -119,6 +159,11 @@ export class WorkspaceLedger {
    * the workspace is touched.
    */
   async view(options: { forWriting?: boolean } = {}): Promise<CoherenceView> {
+    await this.ensureLoaded()
+    return this.refusing(SYSTEM, () => this.readView(options))
+  }
+
+  private async readView(options: { forWriting?: boolean }): Promise<CoherenceView> {
     const initialized = await this.reader.isInitialized()
     if (!initialized) return EMPTY_VIEW()
     const fingerprint = fingerprintOf(await this.fileStates())
@@ -130,7 +175,7 @@ export class WorkspaceLedger {
     const contexts: ContextFile[] = await readContextFiles(this.writer.layout)
     // An unreadable manifest is passed on as nothing: the context set reports it as that context's error.
     const manifests = contexts.map((file) => ({ file: file.file, manifest: file.status === 'read' ? file.manifest : undefined }))
-    const view = new CoherenceView(initialized, read, manifests, options.forWriting === true)
+    const view = new CoherenceView(initialized, read, manifests, options.forWriting === true, { writer: this.writerId, person: () => this.logged.state.person })
     this.cached = { fingerprint, view }
     return view
   }
@@ -142,10 +187,17 @@ export class WorkspaceLedger {
    */
   async append(entries: readonly LedgerEntry[], actor: Actor): Promise<AppendReceipt> {
     await this.ensureLoaded()
+    const ids = entries.map((entry) => entry.id)
     const before = this.cached
     const statesBefore = before === undefined ? undefined : await this.fileStates()
     const unchanged = before !== undefined && statesBefore !== undefined && before.fingerprint === fingerprintOf(statesBefore)
-    const receipt = await this.writer.appendMany(entries)
+    await this.intents?.record(ids)
+    const receipt = await this.refusing(actor, () => this.writer.appendMany(entries)).catch(async (error: unknown) => {
+      // Refused before a byte was written: nothing of these entries can be in the segment.
+      if (isUnsafeLedgerPath(error)) await this.intents?.logged(ids)
+      throw error
+    })
+    this.refusalsSaid.clear()
     this.cached = undefined
     if (unchanged && before !== undefined) {
       // Extended only if, across the append, nothing but our own segment changed: another writer's lines landing
@@ -156,8 +208,25 @@ export class WorkspaceLedger {
         this.cached = { fingerprint: fingerprintOf(statesAfter), view: before.view }
       }
     }
-    await this.logLines(receipt.segment, receipt.lines, entries.map((entry) => entry.id), actor, false)
+    await this.logLines(receipt.segment, receipt.lines, ids, actor, false)
+    await this.intents?.logged(ids)
     return receipt
+  }
+
+  /** Stores a snapshot (snapshots.ts) of this workspace, saying so when a link refuses it. */
+  writeSnapshot(bytes: Uint8Array, actor: Actor): Promise<string> {
+    return this.refusing(actor, () => writeSnapshot(this.writer.layout, bytes))
+  }
+
+  /**
+   * Folds what other nodes appended to this workspace's stream since (a log several nodes share): the person's grants
+   * made through another node count here too. Cheap when nothing is new (one look at the stream's head).
+   */
+  async catchUp(): Promise<void> {
+    await this.ensureLoaded()
+    const head = await this.store.streamHead(this.logged.stream)
+    if (head.version <= this.logged.streamVersion) return
+    for await (const event of this.store.readStream(this.logged.stream, { fromVersion: this.logged.streamVersion + 1 })) await this.logged.follow(this.store, event)
   }
 
   /** Whether `.vmark/` exists (spec §1: created on the first capture, never on open). */
@@ -173,15 +242,60 @@ export class WorkspaceLedger {
     return this.loaded
   }
 
-  /** Folds the log's stream, then logs our own lines the log lacks (a crash between fsync and event). */
+  /**
+   * Folds the log's stream, then logs the lines of ours a crash left unlogged (between the ledger's fsync and the
+   * event): those of our segments the intents name and the log lacks, exactly as they are in the segment.
+   */
   private async load(): Promise<void> {
     await this.logged.load(this.store)
-    if (!(await this.writer.isInitialized())) return
-    const read = await this.writer.read()
-    const missing = read.entries.filter((entry) => entry.writer === this.writerId && !this.logged.state.entries.has(entry.id))
-    if (missing.length === 0) return
-    const segment = await this.writer.activeSegment()
-    await this.logLines(segment, missing.map((entry) => JSON.stringify(entry)), missing.map((entry) => entry.id), { kind: 'system' }, true)
+    const intended = (await this.intents?.read()) ?? new Set<string>()
+    if (intended.size === 0) return
+    let lines
+    try {
+      lines = await readSegmentLines(this.root, (segment) => segmentNumberOf(segment, this.writerId) !== undefined)
+    } catch (error) {
+      // A link where the ledger should be: nothing is recovered through it (the next use says why).
+      if (isUnsafeLedgerPath(error)) return
+      throw error
+    }
+    const missing = new Map<string, { lines: string[]; entries: string[] }>()
+    for (const line of lines ?? []) {
+      // Our lines start with their envelope id (format, then id): a line naming no intended id is not parsed.
+      const id = /"id":"([^"]+)"/.exec(line.text)?.[1]
+      if (id === undefined || !intended.has(id)) continue
+      const verdict = parseLedgerLine(line.text)
+      if (verdict.status !== 'entry' || verdict.entry.writer !== this.writerId || verdict.entry.id !== id || this.logged.state.entries.has(id)) continue
+      const batch = missing.get(line.segment) ?? { lines: [], entries: [] }
+      batch.lines.push(line.text)
+      batch.entries.push(id)
+      missing.set(line.segment, batch)
+    }
+    for (const [segment, batch] of missing) await this.logLines(segment, batch.lines, batch.entries, SYSTEM, true)
+    await this.intents?.logged([...intended])
+  }
+
+  /** Runs `job`; a path it refused as unsafe is said in the log (once) before the refusal goes on to the caller. */
+  private async refusing<T>(actor: Actor, job: () => Promise<T>): Promise<T> {
+    try {
+      return await job()
+    } catch (error) {
+      if (isUnsafeLedgerPath(error)) await this.sayRefused(error, actor)
+      throw error
+    }
+  }
+
+  private async sayRefused(refusal: UnsafeLedgerPath, actor: Actor): Promise<void> {
+    const key = `${refusal.why}:${refusal.path}`
+    if (this.refusalsSaid.has(key)) return
+    this.refusalsSaid.add(key)
+    try {
+      await this.logged.handle(this.store, () => [
+        { type: CoherenceRefused.type, actor, data: { root: this.root, path: refusal.path, reason: refusal.why, message: refusal.message } },
+      ])
+    } catch {
+      // The refusal itself still reaches the caller; only its record is lost.
+      this.refusalsSaid.delete(key)
+    }
   }
 
   private async logLines(segment: string, lines: readonly string[], entries: readonly string[], actor: Actor, recovered: boolean): Promise<void> {
@@ -252,8 +366,16 @@ async function stateOf(path: string): Promise<string> {
 
 function foldLogged(state: LoggedLines, event: RecordedEvent): LoggedLines {
   if (event.type !== CoherenceLinesAppended.type) return state
+  const data = event.data as { entries: readonly string[]; lines: readonly string[]; recovered?: boolean }
   // Added in place: the set is this stream's private write model, and copying it per event would make a long
   // history's load quadratic.
-  for (const id of (event.data as { entries: readonly string[] }).entries) state.entries.add(id)
+  for (const id of data.entries) state.entries.add(id)
+  // A delegation counts only as the person appended it (delegationAuthority.ts): never a recovered line.
+  if (event.actor.kind === 'user' && data.recovered !== true) {
+    for (const line of data.lines) {
+      const delegation = personDelegationOf(line)
+      if (delegation !== undefined) state.person.set(delegation.id, delegation)
+    }
+  }
   return state
 }

@@ -41,6 +41,12 @@ export const settingsSchema = z.object({
    * `.vmark/` coherence ledger, which is created by the first capture.
    */
   trackProvenance: z.boolean(),
+  /**
+   * The VMark writers (lower-case UUIDs, comma-separated) whose delegation lines the person trusts. A delegation
+   * counts only when the person made it: through Quire, or in the segment of a writer listed here (`quire coherence
+   * trust WRITER`). Empty by default: no other program's grant authorizes an assistant.
+   */
+  coherenceTrustedWriters: z.string().regex(/^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?:,[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})*)?$/),
 })
 export type Settings = z.infer<typeof settingsSchema>
 export type SettingValue = boolean | string | number
@@ -54,6 +60,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   embeddedBrowser: true,
   browserPosture: 'sandbox',
   trackProvenance: false,
+  coherenceTrustedWriters: '',
 })
 
 /**

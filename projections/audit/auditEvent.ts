@@ -103,6 +103,8 @@ export function summarize(event: RecordedEvent): string {
       return browserStory(dataOf(event, BrowserActionRecorded))
     case 'coherence.appended':
       return coherenceStory(data.lines as readonly string[], data.segment as string, data.recovered === true)
+    case 'coherence.refused':
+      return `refused: ${String(data.message)}`
     case 'approval.consumed':
     case 'approval.withdrawn':
       return `${data.approvalId}`

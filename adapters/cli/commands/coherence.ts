@@ -1,5 +1,11 @@
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { trustedWriters } from '../../../core/coherence/delegationAuthority.js'
 import { isCoherenceRefusal } from '../../../core/coherence/refusal.js'
+import { WRITER_ID_FILE } from '../../../core/coherence/writerId.js'
+import { USER } from '../../../core/events/actor.js'
+import type { SettingValue } from '../../../core/settings/events.js'
 import type { CoherenceStatus } from '../../../core/coherence/commands.js'
 import type { CoherenceBreakdown, CoherenceGranted, CoherenceGrants, CoherenceRow } from '../../http/consoleCoherenceApi.js'
 import {
@@ -8,14 +14,20 @@ import {
 import { withOwner } from '../owner.js'
 import { UsageError } from '../usage.js'
 
-const USAGE = 'coherence status [ROOT] | edges [ROOT] | grants [--root ROOT] | grant AGENT [--scope accept-newer,waive] [--days 1|7|30] [--root ROOT] | revoke GRANT_ID [--root ROOT]'
+const USAGE = 'coherence status [ROOT] | edges [ROOT] | grants [--root ROOT] | grant AGENT [--scope accept-newer,waive] [--days 1|7|30] [--root ROOT] | revoke GRANT_ID [--root ROOT] | trust WRITER | distrust WRITER'
+
+/** A writer id as segments are named by it (spec §2.2: a UUIDv7; any lower-case UUID is read). */
+const WRITER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+const TRUSTED_SETTING = 'coherenceTrustedWriters'
 
 /**
  * `quire coherence …`: the person's side of the workspaces' coherence ledgers from a shell — what the console's
  * Coherence panel shows and does, but resolving: the status, the stale edges, the delegations with what each
- * authorized, granting an agent a delegation (it always expires: 1, 7 or 30 days) and revoking one. Through the
- * daemon when one runs (`/admin/coherence/*`), else on the data directory itself. ROOT defaults to the only open
- * workspace.
+ * authorized, granting an agent a delegation (it always expires: 1, 7 or 30 days) and revoking one; and trusting a
+ * VMark writer, whose delegation lines then count as the person's (the setting `coherenceTrustedWriters`). Through
+ * the daemon when one runs (`/admin/coherence/*`, `/admin/settings`), else on the data directory itself. ROOT
+ * defaults to the only open workspace.
  */
 export async function coherenceCommand(home: string, args: string[], out: (line: string) => void): Promise<number> {
   const [action, ...rest] = args
@@ -31,6 +43,10 @@ export async function coherenceCommand(home: string, args: string[], out: (line:
         return await grant(home, rest, out)
       case 'revoke':
         return await revoke(home, rest, out)
+      case 'trust':
+        return await trust(home, rest, out, true)
+      case 'distrust':
+        return await trust(home, rest, out, false)
       default:
         throw new UsageError(USAGE)
     }
@@ -129,6 +145,47 @@ async function revoke(home: string, args: string[], out: (line: string) => void)
   )
   out(`${delegation}: revoked`)
   return 0
+}
+
+/**
+ * `trust WRITER` / `distrust WRITER`: the person says whether the delegation lines of a VMark writer (its segment
+ * `.vmark/ledger/WRITER.jsonl`) count as theirs. Quire's own writer is never listed: its grants count only as the
+ * person made them through Quire (core/coherence/delegationAuthority.ts).
+ */
+async function trust(home: string, args: string[], out: (line: string) => void, trusting: boolean): Promise<number> {
+  const usage = `coherence ${trusting ? 'trust' : 'distrust'} WRITER`
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} })
+  if (positionals.length !== 1) throw new UsageError(usage)
+  const writer = positionals[0]!.trim().toLowerCase()
+  if (!WRITER_ID.test(writer)) throw new UsageError(`WRITER is a writer id, the UUID that names its segment in .vmark/ledger/ (WRITER.jsonl); ${usage}`)
+  if (writer === (await ownWriter(home))) throw new UsageError(`${writer} is Quire's own writer: its grants count only as you made them in Quire; ${usage}`)
+  const change = (current: string): string => {
+    const writers = new Set(trustedWriters(current))
+    if (trusting) writers.add(writer)
+    else writers.delete(writer)
+    return [...writers].join(',')
+  }
+  const trusted = await withOwner(
+    home,
+    async (owner) => {
+      const { settings } = await owner.request<{ settings: Record<string, SettingValue> }>('GET', '/admin/settings')
+      const value = change(String(settings[TRUSTED_SETTING] ?? ''))
+      await owner.request('POST', '/admin/settings', { key: TRUSTED_SETTING, value })
+      return value
+    },
+    async (services) => {
+      const value = change(services.settings.state.coherenceTrustedWriters)
+      await services.settings.set(TRUSTED_SETTING, value, USER)
+      return value
+    },
+  )
+  out(`${writer}: ${trusting ? 'trusted: its delegations count as yours' : 'not trusted: its delegations authorize nothing'} (trusted writers: ${trusted === '' ? 'none' : trusted})`)
+  return 0
+}
+
+/** This installation's writer id, if it has one yet. */
+async function ownWriter(home: string): Promise<string | undefined> {
+  return (await readFile(join(home, WRITER_ID_FILE), 'utf8').catch(() => '')).trim() || undefined
 }
 
 /** `status [ROOT]` and `edges [ROOT]` take the workspace as their one optional argument (or `--root`). */

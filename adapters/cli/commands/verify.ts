@@ -16,6 +16,7 @@ export async function verifyCommand(home: string, _args: string[], out: (line: s
   // Said only where the log holds coherence lines: a data directory that never captured has nothing to report.
   if (coherence.workspaces > 0) out(`coherence: ${coherence.lines} ledger lines of ${coherence.workspaces} workspaces found in their segments`)
   for (const root of coherence.missingWorkspaces) out(`coherence: workspace ${root} is gone; its ledger lines were not checked`)
+  for (const line of coherence.pending ?? []) out(`coherence: ${line}`)
   for (const problem of coherence.problems) out(`coherence problem: ${problem}`)
   for (const problem of integrity.problems) out(`log problem: ${problem}`)
   for (const record of integrity.quarantined) {
