@@ -36,8 +36,16 @@ commands:
                           the person's settings, e.g. cjkFormatting.quoteStyle corner for the cjk-format transform
   history PATH_OR_ID      every save (assistants' marked (mcp)) and open of a document, with revisions; a path
                           the document left (saved elsewhere, its file renamed) finds it too
+  review list PATH_OR_ID [--all] [--json]
+                          the document's pending AI changes (--all: every one): id, agent, time, revision,
+                          characters inserted and deleted, state (per hunk when it has several)
+  review keep|undo|redo PATH_OR_ID CHANGE_ID [--hunk N]...
+                          keep a change (or hunks of it) as it is; undo it, keeping everything anyone else
+                          typed, even inside it; redo an undo
+  review undo PATH_OR_ID --agent NAME [--since TIME_OR_REVISION]
+                          undo every pending change of one assistant (since 2h, 2026-12-05T10:00Z or rev-…)
   review mark PATH_OR_ID  the console's "Mark all reviewed": every AI change up to the document's current revision
-                          is reviewed, which empties its review backlog
+                          is kept, which empties its review backlog
   divergence keep|reload PATH_OR_ID
                           a file changed on disk under unsaved changes: keep the tab's text, or reload the file's
   comments list|add|reply|resolve|reopen|delete PATH_OR_ID ...
@@ -52,6 +60,9 @@ commands:
   coherence trust|distrust WRITER
                           whether the delegations in a VMark writer's segment (.vmark/ledger/WRITER.jsonl) count
                           as yours; by default only those you make in Quire do
+  browser profiles | share PROFILE --owner AGENT --with AGENT | unshare PROFILE --owner AGENT --with AGENT
+                          assistants' named browser profiles, each its agent's own (never a login shown);
+                          share lets agent WITH open OWNER's profile, logins included, until unshare
   log [--stream S] [--since POS] [--limit N] [--json]
                           events after position POS (default: all), oldest first: position, time, actor, type,
                           and a summary; --json prints one JSON object per line

@@ -12,7 +12,9 @@ import { findDocument, resolveDocument } from '../../core/audit/resolve.js'
 import { settingEntries } from '../../core/settings/events.js'
 import { adminCommentRoutes } from './adminComments.js'
 import { adminCoherenceRoutes } from './adminCoherence.js'
+import { adminBrowserRoutes } from './adminBrowser.js'
 import { adminAgentRoutes, type AgentSessions } from './adminAgents.js'
+import { adminReviewRoutes } from './adminReview.js'
 import { apiBodyLimit } from './guard.js'
 import { parseApprovalScope } from '../../core/approvals/events.js'
 
@@ -52,17 +54,8 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
   })
   // Names, when added, live or revoked, and their open MCP sessions: never a token (the log holds only their hashes).
   app.route('/agents', adminAgentRoutes(services, options.sessions))
-  // `quire review mark`: the console's "Mark all reviewed", up to the document's current revision.
-  app.post('/review', async (c) => {
-    const body = z.object({ doc: z.string().min(1), cwd: z.string().optional() }).strict().safeParse(await c.req.json().catch(() => null))
-    if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"doc": "PATH_OR_ID", "cwd"?: "/dir"}' }, 400)
-    const docId = await resolveDocument(services.engine, body.data.doc, body.data.cwd)
-    const before = await services.review.unreviewed(docId)
-    const state = await services.engine.documents.get(docId)
-    if (!state) throw new QuireError('NOT_FOUND', `no document ${docId}`)
-    await services.review.markReviewed(docId, state.revision, USER)
-    return c.json({ docId, revision: state.revision, reviewed: before })
-  })
+  // `quire review list | keep | undo | redo | mark`: the person's review of AI changes.
+  app.route('/review', adminReviewRoutes(services))
   app.post('/workspaces', async (c) => {
     const body = z.object({ path: z.string().min(1) }).safeParse(await c.req.json().catch(() => null))
     if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"path": "/absolute/folder"}' }, 400)
@@ -96,6 +89,7 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
   })
   app.route('/comments', adminCommentRoutes(services)) // the person's side of review threads
   app.route('/coherence', adminCoherenceRoutes(services)) // `quire coherence`: status, edges, grants, grant, revoke
+  app.route('/browser', adminBrowserRoutes(services)) // `quire browser`: assistants' named profiles, shared by the person
   app.get('/verify', async (c) => c.json(await verify(services.engine)))
   app.get('/status', (c) =>
     c.json({

@@ -32,11 +32,21 @@ export function deleteShown(transaction: Y.Transaction, text: Y.Text, runs: read
 /**
  * Puts each run's text back where its characters stand (deleted: their tombstones), in document order, and returns
  * the runs of the characters it inserted (the document's own client, with the text each holds). A part of a run whose
- * characters cannot be found, or are shown already, is left out.
+ * characters cannot be found, or are shown already, is left out. With `at`, the whole text goes where character `at`
+ * stands instead: a replacement's text goes back where the text that replaced it was, after whatever was typed just
+ * before it.
  */
-export function putBack(text: Y.Text, runs: readonly TextRun[]): TextRun[] {
+export function putBack(text: Y.Text, runs: readonly TextRun[], at?: IdRef): TextRun[] {
   const doc = text.doc!
   const created: { client: number; clock: number; text: string }[] = []
+  if (at !== undefined) {
+    const whole = runs.map((run) => run.text).join('')
+    const index = indexOf(doc, at)
+    if (index === null || whole.length === 0) return putBack(text, runs)
+    const clock = Y.getState(doc.store, doc.clientID)
+    text.insert(index, whole)
+    return [{ client: doc.clientID, clock, text: whole }]
+  }
   for (const run of runs) {
     const end = run.clock + run.text.length
     let clock = run.clock

@@ -5,7 +5,7 @@ import type { EventInput } from '../log/eventLog.js'
 import { changeToken, type AiChange, type ChangeHunk, type HunkState } from '../documents/aiChanges.js'
 import type { DocumentState } from '../documents/documentState.js'
 import { deleteShown, isShown, putBack } from '../documents/revert.js'
-import type { TextRun } from '../documents/textChanges.js'
+import type { IdRef, TextRun } from '../documents/textChanges.js'
 
 /** What the person does to a change (DESIGN §11). */
 export type ReviewAction = 'keep' | 'undo' | 'redo'
@@ -71,7 +71,7 @@ export function undoChange(
       continue
     }
     deleteShown(transaction, text, hunk.inserted)
-    done.push({ index, restored: putBack(text, hunk.deleted) })
+    done.push({ index, restored: putBack(text, hunk.deleted, firstOf(hunk.inserted)) })
   }
   const events: EventInput[] =
     done.length === 0 ? [] : [{ type: 'review.undone', actor, data: { change: change.id, hunks: done, ...(skipped.length > 0 ? { skipped } : {}) } }]
@@ -84,10 +84,14 @@ export function redoChange(transaction: Y.Transaction, text: Y.Text, change: AiC
   for (const index of chosen) {
     const hunk = change.hunks[index]!
     deleteShown(transaction, text, hunk.restored)
+    // Each piece back at its own place: whatever was typed inside the change's text stays inside it.
     done.push({ index, inserted: putBack(text, hunk.inserted) })
   }
   return { events: [{ type: 'review.redone', actor, data: { change: change.id, hunks: done } }], redone: done.map(({ index }) => index) }
 }
+
+/** The first character of runs, where a replacement's text goes back (undefined: none). */
+const firstOf = (runs: readonly TextRun[]): IdRef | undefined => (runs[0] ? { client: runs[0].client, clock: runs[0].clock } : undefined)
 
 /** Keeps hunks `chosen` of `change` (the whole change when it has no hunk). */
 export function keepChange(change: AiChange, chosen: readonly number[], actor: Actor): EventInput[] {

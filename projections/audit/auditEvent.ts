@@ -4,6 +4,7 @@ import type { RecordedEvent } from '../../core/log/eventLog.js'
 import { BrowserActionRecorded } from '../../core/browser/events.js'
 import { dataOf } from '../../core/events/schema.js'
 import { browserStory } from './browserStory.js'
+import { changeToken } from '../../core/documents/aiChanges.js'
 
 /** An event as the audit shows it: JSON-safe (bytes become `{"base64": ...}`), with a one-line summary. */
 export interface AuditEvent {
@@ -124,6 +125,15 @@ export function summarize(event: RecordedEvent): string {
       return `${data.commentId ?? ''}`
     case 'review.marked':
       return `AI changes up to position ${data.upToPosition} reviewed`
+    case 'review.kept':
+      return `kept ${changeToken(data.change as number)}${data.hunks ? ` hunks ${(data.hunks as number[]).join(', ')}` : ''}`
+    case 'review.undone': {
+      const skipped = (data.skipped as { index: number }[] | undefined) ?? []
+      return `undid ${changeToken(data.change as number)} hunks ${(data.hunks as { index: number }[]).map((hunk) => hunk.index).join(', ')}` +
+        (skipped.length > 0 ? ` (left ${skipped.map((hunk) => hunk.index).join(', ')}: could not be undone cleanly)` : '')
+    }
+    case 'review.redone':
+      return `redid ${changeToken(data.change as number)} hunks ${(data.hunks as { index: number }[]).map((hunk) => hunk.index).join(', ')}`
     default:
       return Object.keys(data ?? {}).join(', ')
   }
