@@ -29,6 +29,15 @@ interface Case {
   readonly reads: boolean
 }
 
+/** Quire's segment made a link (`symlink` or `link`) to a `bashrc` outside holding the person's start-up lines. */
+function segmentLinkedToBashrc(linkWith: (target: string, path: string) => Promise<void>): Case['make'] {
+  return async (root, outside, writer) => {
+    await writeFile(join(outside, 'bashrc'), BASHRC)
+    await mkdir(join(root, '.vmark', 'ledger'), { recursive: true })
+    await linkWith(join(outside, 'bashrc'), join(root, '.vmark', 'ledger', `${writer}.jsonl`))
+  }
+}
+
 const CASES: readonly Case[] = [
   {
     name: '.vmark is a link to a folder outside',
@@ -68,21 +77,13 @@ const CASES: readonly Case[] = [
   {
     name: 'Quire\'s segment is a link to the person\'s ~/.bashrc',
     link: (writer) => `.vmark/ledger/${writer}.jsonl`,
-    make: async (root, outside, writer) => {
-      await writeFile(join(outside, 'bashrc'), BASHRC)
-      await mkdir(join(root, '.vmark', 'ledger'), { recursive: true })
-      await symlink(join(outside, 'bashrc'), join(root, '.vmark', 'ledger', `${writer}.jsonl`))
-    },
+    make: segmentLinkedToBashrc(symlink),
     reads: true,
   },
   {
     name: 'Quire\'s segment is a hard link to a file outside',
     link: (writer) => `.vmark/ledger/${writer}.jsonl`,
-    make: async (root, outside, writer) => {
-      await writeFile(join(outside, 'bashrc'), BASHRC)
-      await mkdir(join(root, '.vmark', 'ledger'), { recursive: true })
-      await link(join(outside, 'bashrc'), join(root, '.vmark', 'ledger', `${writer}.jsonl`))
-    },
+    make: segmentLinkedToBashrc(link),
     // Reading a file that has other names is harmless; only appending to one is refused.
     reads: false,
   },
