@@ -83,6 +83,8 @@ export interface WriteOutcome {
   /** False when the content already was `content`: nothing was journaled or changed. */
   readonly changed: boolean
   readonly durable: boolean
+  /** The journal entry's log position when the write changed something: the id of the change it made (DESIGN §11). */
+  readonly journal?: number
 }
 
 export interface PeerUpdateOutcome {
@@ -239,7 +241,7 @@ export class DocumentCommands {
     })
     const landed = await this.settle(applied.durable, input.docId, 'applying')
     if (landed === 'failed') throw new QuireError('JOURNAL_UNAVAILABLE', 'the log could not write the change; nothing was changed')
-    return { revision: state.revision, changed: true, durable: landed === 'durable' }
+    return { revision: state.revision, changed: true, durable: landed === 'durable', journal: journalPosition }
   }
 
   /**

@@ -4,6 +4,7 @@ import { USER } from '../events/actor.js'
 import { replayDocument } from '../audit/replay.js'
 
 import { restoreDetail } from '../documents/restoreDetail.js'
+import { changeToken } from '../documents/aiChanges.js'
 
 export { RESTORE_DETAIL_PREFIX, restoreDetail, restoredRevision } from '../documents/restoreDetail.js'
 
@@ -11,6 +12,8 @@ export interface RestoreOutcome {
   /** The document's revision after the restore (unchanged when it already held that text). */
   readonly revision: string
   readonly changed: boolean
+  /** The restore's change (`ch-…`), which the person can undo like any change (DESIGN §11); absent when nothing changed. */
+  readonly change?: string
 }
 
 /**
@@ -30,5 +33,5 @@ export async function restoreRevision(engine: DocumentIndex & { readonly command
     detail: restoreDetail(revision),
     ...(expectedRevision === undefined ? {} : { expectedRevision }),
   })
-  return { revision: outcome.revision, changed: outcome.changed }
+  return { revision: outcome.revision, changed: outcome.changed, ...(outcome.journal === undefined ? {} : { change: changeToken(outcome.journal) }) }
 }
