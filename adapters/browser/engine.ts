@@ -22,6 +22,10 @@ import { captureSession, restoreSession } from './sessionSnapshot.js'
 import type { SessionSnapshot } from './savedSessions.js'
 import type { AutomationMode, PersonInput, PersonTabEntry, ScreencastFrame } from './personSide.js'
 import type { BrowserPosture } from '../../core/settings/events.js'
+import { judgeHop, type TabHold } from '../../core/browser/hold.js'
+import type { OwnServer } from '../../core/browser/ownAddress.js'
+import { PopupGuard, TabGuard, type BlockedHop } from './navigationGuard.js'
+import { machineAddresses } from './machineAddresses.js'
 
 /**
  * The embedded browser of one daemon: one Chromium process, started on first use and stopped after an idle period;
@@ -91,7 +95,9 @@ export type NavigationOutcome =
   | { readonly status: 'loaded'; readonly navigationId: string; readonly tabId: string; readonly url: string; readonly title: string; readonly generation: number
       /** The landing page reads as a login wall, consent page, challenge or rate limit: advisory only (BR.GATE.1–5). */
       readonly gate?: Gate }
-  | { readonly status: 'failed'; readonly navigationId: string; readonly tabId: string; readonly url: string; readonly error: string }
+  | { readonly status: 'failed'; readonly navigationId: string; readonly tabId: string; readonly url: string; readonly error: string
+      /** The hop the tab's guard stopped, when that is why it failed. */
+      readonly blocked?: BlockedHop }
 
 /** What `open`, `navigate` and `wait` answer: a failure or a supersession is thrown as its token instead. */
 export type LoadedNavigation = Extract<NavigationOutcome, { readonly status: 'loaded' }>
@@ -166,6 +172,10 @@ interface Tab {
   readonly session: PageSession
   /** The named profile the tab was opened in (an AI tab of the Sandbox posture in that profile's cookie store). */
   readonly profile?: string
+  /** The agent whose profile it is (the tab's own principal's, or one the person shared). */
+  readonly profileOwner?: string
+  /** Where an assistant's tab may go (core/browser/hold.ts); the person's tabs have none. */
+  readonly guard?: TabGuard
   generation: number
   tickets: Ticket[]
   closing: boolean
@@ -189,6 +199,18 @@ function checkTimeout(timeoutMs: number | undefined): number {
     throw new BrowserError('INVALID_ARGUMENT', `timeoutMs must be an integer from 1 to ${MAX_WAIT_MS}`)
   }
   return timeoutMs
+}
+
+/** What the guard's refusal of a hop is, as the tab's navigation answers it. */
+function blockedError(blocked: Omit<BlockedHop, 'seq' | 'mainFrame'>, tabId?: string, navigationId?: string): BrowserError {
+  const data = { ...(tabId !== undefined ? { tabId } : {}), ...(navigationId !== undefined ? { navigationId } : {}), url: blocked.url, origin: blocked.origin, reason: blocked.reason }
+  if (blocked.reason === 'not-approved') {
+    return new BrowserError('DESTINATION_NOT_APPROVED', `the navigation reached ${blocked.origin}, which the person has not approved for this tab; it was stopped before its request left the browser`, data)
+  }
+  if (blocked.reason === 'quire') {
+    return new BrowserError('BLOCKED_DESTINATION', `${blocked.url} is Quire's own address: an assistant's tab never loads it`, data)
+  }
+  return new BrowserError('BLOCKED_DESTINATION', `${blocked.url} is not a web page: an assistant's tab loads only http and https pages`, data)
 }
 
 function checkUrl(raw: string): string {
@@ -219,11 +241,17 @@ export class BrowserEngine {
   #busy = 0
   #stopping = false
   readonly #startingOpens = new Map<string, number>()
-  /** Opens still starting in each named profile: a profile is not deleted under them. */
-  readonly #startingProfileOpens = new Map<string, number>()
+  /** Opens still starting in each named profile (by owner and name): a profile is not deleted under them. */
+  readonly #startingProfileOpens = new Map<string, { readonly profile: string; readonly profileOwner: string; readonly count: number }>()
   #profile: PersonProfile | undefined
   #named: NamedProfiles | undefined
   #fronts = 0
+  /** The daemon's own servers: no assistant's tab loads them (core/browser/ownAddress.ts). */
+  #ownServers: OwnServer[] = []
+  /** The popup guards of the contexts assistants' tabs live in; the person's profile's only while one of theirs is open. */
+  readonly #popupGuards = new WeakMap<BrowserContext, PopupGuard>()
+  /** The named profile whose logins a cookie store holds since a session saved from it was loaded there. */
+  readonly #carriedProfile = new WeakMap<BrowserContext, string>()
   /** The one human tab a call may reach, set only by `attached` for the calls made inside it. */
   readonly #attachment = new AsyncLocalStorage<{ readonly principal: string; readonly tabId: string }>()
 
@@ -333,8 +361,25 @@ export class BrowserEngine {
     await this.#shutdown('engine-stopped')
   }
 
-  async #contextFor(principal: string, automationMode: AutomationMode = 'ai-sandbox', profile?: string): Promise<BrowserContext> {
-    if (profile !== undefined) return this.#namedProfiles().context(profile)
+  /**
+   * A server of the daemon's own, once it listens: from then on no assistant's tab loads any of its addresses, by any
+   * Host alias it answers to (core/browser/ownAddress.ts), whatever the posture and whatever the person approved.
+   */
+  blockServer(server: { readonly port: number; readonly host: string; readonly allowedHosts: readonly string[] }): void {
+    const wildcard = server.host === '0.0.0.0' || server.host === '::'
+    this.#ownServers = [...this.#ownServers, { port: server.port, listenHost: server.host, allowedHosts: [...server.allowedHosts], machineAddresses: wildcard ? machineAddresses() : [] }]
+  }
+
+  /** An AI tab's URL, refused at once when no assistant's tab may ever load it (the daemon's own, say). */
+  #checkAiUrl(raw: string): string {
+    const url = checkUrl(raw)
+    const verdict = judgeHop(url, { ownServers: this.#ownServers, hold: undefined, approvedOrigins: new Set() })
+    if (!verdict.allow) throw blockedError({ url: redactUrl(url), origin: verdict.origin, reason: verdict.reason })
+    return url
+  }
+
+  async #contextFor(principal: string, automationMode: AutomationMode = 'ai-sandbox', profile?: { readonly name: string; readonly owner: string }): Promise<BrowserContext> {
+    if (profile !== undefined) return this.#namedProfiles().context(profile.owner, profile.name)
     if (automationMode !== 'ai-sandbox') return this.#personProfile().context()
     const browser = await this.#ensureBrowser()
     let context = this.#contexts.get(principal)
@@ -362,9 +407,34 @@ export class BrowserEngine {
         if (from?.automationMode !== 'human') return void (await page.close().catch(() => undefined))
         const session = await PageSession.attach(page).catch(() => undefined)
         if (!session) return void (await page.close().catch(() => undefined))
-        await this.#bringToFront(this.#register(PERSON_TAB_OWNER, 'human', page, session)).catch(() => undefined)
+        const tab = this.#register(PERSON_TAB_OWNER, 'human', page, session)
+        await this.#bringToFront(tab).catch(() => undefined)
+        // The guard stopped the window's first request while an assistant's tab was open in this profile: it is
+        // the person's, so it loads now.
+        const wanted = await session.entryUrl().catch(() => undefined)
+        if (wanted !== undefined && this.#popupGuards.get(context)?.wasStopped(wanted)) void this.#personNavigate(tab, wanted).catch(() => undefined)
       })
     })
+  }
+
+  /**
+   * Aborts the requests of windows an assistant's page opens in `context` (navigationGuard.ts); in the person's
+   * profile only while an assistant's tab is open there (`release` when the last one goes).
+   */
+  async #guardPopups(context: BrowserContext): Promise<void> {
+    let guard = this.#popupGuards.get(context)
+    if (!guard) {
+      guard = new PopupGuard(context, (page) => [...this.#tabs.values()].some((tab) => tab.page === page))
+      this.#popupGuards.set(context, guard)
+    }
+    await guard.install()
+  }
+
+  /** The person's profile needs no popup guard once no assistant's tab is open in it. */
+  #releasePopupGuard(tab: Tab): void {
+    if (tab.automationMode !== 'ai-shared') return
+    if ([...this.#tabs.values()].some((other) => other.automationMode === 'ai-shared')) return
+    void this.#popupGuards.get(tab.page.context())?.uninstall()
   }
 
   #personProfile(): PersonProfile {
@@ -386,29 +456,47 @@ export class BrowserEngine {
     this.#named ??= new NamedProfiles({
       dir, executablePath: this.#options.executablePath ?? '/usr/bin/chromium', args: LAUNCH_ARGS, viewport: VIEWPORT,
       prepare: (context) => this.#closePopups(context),
-      onCrash: (name) => {
-        for (const tab of [...this.#tabs.values()]) if (tab.profile === name) this.#dropTab(tab, 'browser-crashed')
+      onCrash: (owner, name) => {
+        for (const tab of [...this.#tabs.values()]) if (tab.profile === name && tab.profileOwner === owner) this.#dropTab(tab, 'browser-crashed')
       },
     })
     return this.#named
   }
 
-  /** The named profiles (names, origins opened in them), for the person's console. Starts no browser. */
+  /** The named profiles (names, owners, origins opened in them), for the person's console. Starts no browser. */
   async listProfiles(): Promise<NamedProfileEntry[]> {
     return this.#options.profilesDir === undefined ? [] : this.#namedProfiles().list()
   }
 
-  /** Deletes a named profile with its logins; refused while a tab of it is open (close the tabs first). */
-  async deleteProfile(name: string): Promise<{ name: string; deleted: boolean }> {
-    const open = [...this.#tabs.values()].filter((tab) => tab.profile === name && !tab.closing)
+  /**
+   * Deletes the named profiles called `name` (only `owner`'s, when given) with their logins; refused while a tab of
+   * one is open (close the tabs first).
+   */
+  async deleteProfile(name: string, owner?: string): Promise<{ name: string; deleted: boolean }> {
+    const mine = (tab: { readonly profile?: string; readonly profileOwner?: string }) => tab.profile === name && (owner === undefined || tab.profileOwner === owner)
+    const open = [...this.#tabs.values()].filter((tab) => mine(tab) && !tab.closing)
     if (open.length > 0) throw new BrowserError('PROFILE_IN_USE', `profile "${name}" has ${open.length} tab(s) open (${open.map((tab) => tab.id).join(', ')}); close them first`)
-    if ((this.#startingProfileOpens.get(name) ?? 0) > 0) throw new BrowserError('PROFILE_IN_USE', `a tab of profile "${name}" is being opened`)
-    return { name, deleted: await this.#namedProfiles().delete(name) }
+    if ([...this.#startingProfileOpens.values()].some((starting) => starting.count > 0 && mine(starting))) throw new BrowserError('PROFILE_IN_USE', `a tab of profile "${name}" is being opened`)
+    return { name, deleted: await this.#namedProfiles().delete(name, owner) }
   }
 
-  /** The named profile a tab of `principal` was opened in, if any. */
+  /**
+   * The named profile whose logins a tab of `principal` holds, if any: the profile it was opened in, or the one a
+   * session loaded into its cookie store was saved from (the profile's rules travel with its cookies).
+   */
   profileOf(principal: string, tabId: string): string | undefined {
-    return this.#tab(principal, tabId).profile
+    const tab = this.#tab(principal, tabId)
+    return tab.profile ?? this.#carriedProfile.get(tab.page.context())
+  }
+
+  /** What holds an assistant's tab to the origins the person approved for it, if anything (core/browser/hold.ts). */
+  holdOf(principal: string, tabId: string): TabHold | undefined {
+    return this.#tab(principal, tabId, 'ai-owned').guard?.hold
+  }
+
+  /** Lets a held tab of `principal` load `origin` from now on: the person approved it for this tab. */
+  approveOrigin(principal: string, tabId: string, origin: string): void {
+    this.#tab(principal, tabId, 'ai-owned').guard?.approve(origin)
   }
 
   /**
@@ -447,8 +535,13 @@ export class BrowserEngine {
   }
 
   async #state(tab: Tab): Promise<TabState> {
+    return { tabId: tab.id, url: redactUrl(tab.page.url()), title: await this.#titleOf(tab), loading: tab.session.loading, generation: tab.generation }
+  }
+
+  /** The page's title, or for a page without one its URL redacted as every URL (never Chromium's fallback, query and all). */
+  async #titleOf(tab: Tab): Promise<string> {
     const title = await tab.session.title().catch(() => '')
-    return { tabId: tab.id, url: redactUrl(tab.page.url()), title, loading: tab.session.loading, generation: tab.generation }
+    return title !== '' ? title : redactUrl(tab.page.url())
   }
 
   /** The URLs the tab's page tried to open as popups since the last call; the popups themselves were closed. */
@@ -465,11 +558,17 @@ export class BrowserEngine {
   async open(
     principal: string,
     url: string,
-    options: { timeoutMs?: number; posture?: BrowserPosture; beforeLoad?: (tabId: string) => Promise<void>; profile?: string } = {},
+    options: {
+      timeoutMs?: number; posture?: BrowserPosture; beforeLoad?: (tabId: string) => Promise<void>; profile?: string
+      /** The agent whose named profile it is (default: `principal`'s own). */
+      profileOwner?: string
+      /** An origin the person already approved for the tab (a profile's open approval names it). */
+      approvedOrigin?: string
+    } = {},
   ): Promise<LoadedNavigation> {
     return this.#use(async () => {
-      const target = checkUrl(url)
-      const profile = options.profile
+      const target = this.#checkAiUrl(url)
+      const profile = options.profile === undefined ? undefined : { name: options.profile, owner: options.profileOwner ?? principal }
       // A named profile is a Sandbox-posture cookie store of its own (BR.OPEN.4); the MCP layer refuses it first.
       if (profile !== undefined && options.posture === 'shared') throw new BrowserError('INVALID_ARGUMENT', 'a named profile opens only in the Sandbox posture')
       // The posture is the setting's at the time of the open; the tab keeps it for its life (BR.OPEN.1).
@@ -482,32 +581,45 @@ export class BrowserEngine {
         throw new BrowserError('TAB_LIMIT', `at most ${TAB_LIMIT} AI tabs may be open at once; close one first`)
       }
       this.#startingOpens.set(principal, starting + 1)
-      if (profile !== undefined) this.#startingProfileOpens.set(profile, (this.#startingProfileOpens.get(profile) ?? 0) + 1)
+      const profileKey = profile === undefined ? undefined : `${profile.owner}\n${profile.name}`
+      const starts = (by: number) => {
+        if (profile === undefined || profileKey === undefined) return
+        const count = (this.#startingProfileOpens.get(profileKey)?.count ?? 0) + by
+        this.#startingProfileOpens.set(profileKey, { profile: profile.name, profileOwner: profile.owner, count })
+      }
+      starts(1)
+      const hold: TabHold | undefined =
+        profile !== undefined ? { kind: 'profile', profile: profile.name, owner: profile.owner } : automationMode === 'ai-shared' ? { kind: 'shared' } : undefined
+      const guard = new TabGuard(hold, () => this.#ownServers)
+      if (options.approvedOrigin !== undefined) guard.approve(options.approvedOrigin)
       let page: Page | undefined
       let session: PageSession
       try {
         const context = await this.#contextFor(principal, automationMode, profile)
+        await this.#guardPopups(context)
         page = await context.newPage()
-        session = await PageSession.attach(page)
+        session = await PageSession.attach(page, { allowDocument: (hop, mainFrame) => guard.allows(hop, mainFrame) })
       } catch (error) {
         await page?.close().catch(() => undefined)
         if (error instanceof BrowserError) throw error
         throw new BrowserError('BROWSER_UNAVAILABLE', `the tab could not be opened: ${(error as Error).message.split('\n', 1)[0]}`)
       } finally {
         this.#startingOpens.set(principal, (this.#startingOpens.get(principal) ?? 1) - 1)
-        if (profile !== undefined) this.#startingProfileOpens.set(profile, (this.#startingProfileOpens.get(profile) ?? 1) - 1)
+        starts(-1)
       }
-      const tab = this.#register(principal, automationMode, page, session, profile)
-      if (profile !== undefined) await this.#named?.noteOrigin(profile, new URL(target).origin).catch(() => undefined)
+      const tab = this.#register(principal, automationMode, page, session, { guard, ...(profile !== undefined ? { profile: profile.name, profileOwner: profile.owner } : {}) })
+      if (profile !== undefined) await this.#named?.noteOrigin(profile.owner, profile.name, new URL(target).origin).catch(() => undefined)
       await options.beforeLoad?.(tab.id)
       return this.#navigate(tab, target, timeoutMs)
     })
   }
 
-  #register(principal: string, automationMode: AutomationMode, page: Page, session: PageSession, profile?: string): Tab {
+  #register(
+    principal: string, automationMode: AutomationMode, page: Page, session: PageSession,
+    extra: { readonly guard?: TabGuard; readonly profile?: string; readonly profileOwner?: string } = {},
+  ): Tab {
     const tab: Tab = {
-      id: `tab-${++this.#nextTab}`, principal, automationMode, frontedAt: 0, page, session, generation: 0, tickets: [], closing: false,
-      ...(profile !== undefined ? { profile } : {}),
+      id: `tab-${++this.#nextTab}`, principal, automationMode, frontedAt: 0, page, session, generation: 0, tickets: [], closing: false, ...extra,
     }
     this.#tabs.set(tab.id, tab)
     page.on('framenavigated', (frame) => {
@@ -529,7 +641,7 @@ export class BrowserEngine {
   /** Navigates an AI-owned tab (BR.NAVIGATE.1); the result is the ticket's outcome, or TIMEOUT carrying it (BR.NAVIGATE.3). */
   async navigate(principal: string, tabId: string, url: string, options: { timeoutMs?: number } = {}): Promise<LoadedNavigation> {
     return this.#use(async () => {
-      const target = checkUrl(url)
+      const target = this.#checkAiUrl(url)
       const timeoutMs = checkTimeout(options.timeoutMs)
       return this.#navigate(this.#tab(principal, tabId, 'ai-owned'), target, timeoutMs)
     })
@@ -540,6 +652,7 @@ export class BrowserEngine {
     this.#tabs.delete(tab.id)
     for (const ticket of tab.tickets) ticket.settle({ status: 'failed', navigationId: ticket.id, tabId: tab.id, url: '', error: 'the tab was closed' })
     void tab.session.detach()
+    this.#releasePopupGuard(tab)
     this.#emit({ type: 'tab-closed', principal: tab.principal, tabId: tab.id, reason })
   }
 
@@ -557,15 +670,21 @@ export class BrowserEngine {
     })
     const ticket: Ticket = { id: `nav-${++this.#nextNavigation}`, outcome: undefined, settled, settle: (outcome) => settle(outcome) }
     tab.tickets = [...tab.tickets.slice(-15), ticket]
+    const mark = tab.guard?.mark ?? 0
     tab.page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_LIMIT_MS }).then(
       async () => {
-        const title = await tab.session.title().catch(() => '')
+        const title = await this.#titleOf(tab)
         // Read once, when the ticket settles, so that a later wait gives the same outcome (BRR.WAIT.6); never throws.
         const gate = await detectGate(tab.session)
         ticket.settle({ status: 'loaded', navigationId: ticket.id, tabId: tab.id, url: redactUrl(tab.page.url()), title, generation: tab.generation, ...(gate ? { gate } : {}) })
       },
       (error: Error) => {
-        ticket.settle({ status: 'failed', navigationId: ticket.id, tabId: tab.id, url: redactUrl(url), error: error.message.split('\n', 1)[0] ?? 'navigation failed' })
+        // A hop the guard stopped (a redirect, or the page moving on by itself as it loaded) is why it failed.
+        const blocked = tab.guard?.stoppedSince(mark)
+        ticket.settle({
+          status: 'failed', navigationId: ticket.id, tabId: tab.id, url: redactUrl(url), error: error.message.split('\n', 1)[0] ?? 'navigation failed',
+          ...(blocked !== undefined ? { blocked } : {}),
+        })
       },
     )
     return this.#awaitTicket(tab, ticket, timeoutMs)
@@ -580,6 +699,7 @@ export class BrowserEngine {
       throw new BrowserError('NAVIGATION_SUPERSEDED', 'a later navigation replaced this one', { tabId: tab.id, navigationId: ticket.id })
     }
     if (outcome === undefined) throw new Error('a settled ticket has an outcome')
+    if (outcome.status === 'failed' && outcome.blocked !== undefined) throw blockedError(outcome.blocked, tab.id, ticket.id)
     if (outcome.status === 'failed') throw new BrowserError('NAVIGATION_FAILED', outcome.error, { tabId: tab.id, navigationId: ticket.id })
     return outcome
   }
@@ -709,7 +829,7 @@ export class BrowserEngine {
       const tab = this.#tab(principal, tabId)
       const quality = Math.max(1, Math.min(SCREENSHOT_MAX_QUALITY, Math.round(options.quality ?? 70)))
       const jpegBase64 = await tab.session.screenshot(quality)
-      return { url: redactUrl(tab.page.url()), title: await tab.session.title().catch(() => ''), jpegBase64 }
+      return { url: redactUrl(tab.page.url()), title: await this.#titleOf(tab), jpegBase64 }
     })
   }
 
@@ -743,10 +863,14 @@ export class BrowserEngine {
     })
   }
 
-  /** Puts a saved session into the tab's cookie store and page, which must still be of its origin (session_load). */
-  async restoreSession(principal: string, tabId: string, snapshot: SessionSnapshot): Promise<void> {
+  /**
+   * Puts a saved session into the tab's cookie store and page, which must still be of its origin (session_load). A
+   * session saved from a named profile carries its logins: the cookie store keeps that profile's rules from then on.
+   */
+  async restoreSession(principal: string, tabId: string, snapshot: SessionSnapshot, fromProfile?: string): Promise<void> {
     return this.#use(async () => {
       const tab = this.#tab(principal, tabId)
+      if (fromProfile !== undefined) this.#carriedProfile.set(tab.page.context(), fromProfile)
       await restoreSession(tab.page.context(), tab.session, snapshot)
     })
   }

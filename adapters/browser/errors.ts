@@ -15,6 +15,10 @@ export type BrowserErrorCode =
   | 'REF_NOT_FOUND'
   | 'INVALID_SELECTOR'
   | 'NAVIGATION_FAILED'
+  /** A hop of the tab's navigation reached an origin the person has not approved for the held tab; nothing was sent there. */
+  | 'DESTINATION_NOT_APPROVED'
+  /** A URL no assistant's tab loads, whatever is approved: the daemon's own address, or not a web page. */
+  | 'BLOCKED_DESTINATION'
   | 'NAVIGATION_SUPERSEDED'
   | 'NAVIGATION_NOT_FOUND'
   | 'TIMEOUT'

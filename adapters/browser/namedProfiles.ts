@@ -14,23 +14,31 @@ import { PersonProfile } from './personProfile.js'
  * a Chromium of its own (Playwright opens a persistent context only that way), started on first open and stopped
  * with the engine or when the profile is deleted.
  *
- * On disk: `<dir>/<sha256(name)>/` (a digest, so names differing only in case stay apart on any disk), mode 0700,
- * holding `chromium/` (the profile itself) and `profile.json` (its name, when it was made, the origins opened in it:
- * what the console lists, never a credential).
+ * A profile is its agent's own: agent A's "work" and agent B's "work" are two profiles, so a login made through one
+ * assistant is not another's (the person may share one: core/browser/profileShares.ts). The owner is the agent's
+ * name, or `(person)` for the person's own MCP connections.
+ *
+ * On disk: `<dir>/<sha256(owner + "\n" + name)>/` (a digest, so names differing only in case stay apart on any disk),
+ * mode 0700, holding `chromium/` (the profile itself) and `profile.json` (its name, owner, when it was made, the
+ * origins opened in it: what the console lists, never a credential). A profile made before profiles had owners sits
+ * at `<sha256(name)>/` with no owner: it is listed, and deleted with its name, but no agent opens it.
  */
 
 const recordSchema = z
   .object({
     name: z.string(),
+    owner: z.string().optional(),
     createdAt: z.number().int(),
     origins: z.array(z.string()),
   })
   .strict()
 type ProfileRecord = z.infer<typeof recordSchema>
 
-/** A named profile as the console lists it: its name and the origins opened in it. */
+/** A named profile as the console lists it: its name, its agent, and the origins opened in it. */
 export interface NamedProfileEntry {
   readonly name: string
+  /** The agent whose profile it is; absent for one made before profiles had owners. */
+  readonly owner?: string
   readonly createdAt: number
   readonly origins: readonly string[]
   /** Its Chromium is running now (a tab of it may be open). */
@@ -44,7 +52,7 @@ export interface NamedProfilesOptions {
   readonly viewport: { readonly width: number; readonly height: number }
   readonly prepare: (context: BrowserContext) => void
   /** The profile's Chromium went away without being asked to. */
-  readonly onCrash: (name: string) => void
+  readonly onCrash: (owner: string, name: string) => void
   readonly now?: () => number
 }
 
@@ -56,6 +64,11 @@ function checkName(name: string): void {
   if (problem !== undefined) throw new BrowserError('INVALID_ARGUMENT', `profile ${problem}`)
 }
 
+/** The key of one agent's profile: its folder's digest and the key of the maps of running profiles. */
+export function profileKey(owner: string | undefined, name: string): string {
+  return createHash('sha256').update(owner === undefined ? name : `${owner}\n${name}`, 'utf8').digest('hex')
+}
+
 export class NamedProfiles {
   readonly #options: NamedProfilesOptions
   readonly #open = new Map<string, PersonProfile>()
@@ -65,41 +78,42 @@ export class NamedProfiles {
     this.#options = options
   }
 
-  #folder(name: string): string {
-    return join(this.#options.dir, createHash('sha256').update(name, 'utf8').digest('hex'))
+  #folder(owner: string | undefined, name: string): string {
+    return join(this.#options.dir, profileKey(owner, name))
   }
 
   get running(): boolean {
     return [...this.#open.values()].some((profile) => profile.running)
   }
 
-  /** The profile's context, its Chromium started (and its folder made) on first use; two first opens start one. */
-  context(name: string): Promise<BrowserContext> {
+  /** `owner`'s profile's context, its Chromium started (and its folder made) on first use; two first opens start one. */
+  context(owner: string, name: string): Promise<BrowserContext> {
     checkName(name)
-    const running = this.#open.get(name)
+    const key = profileKey(owner, name)
+    const running = this.#open.get(key)
     if (running?.running) return running.context()
-    const starting = this.#starting.get(name)
+    const starting = this.#starting.get(key)
     if (starting) return starting
     const launch = (async () => {
-      const folder = this.#folder(name)
+      const folder = this.#folder(owner, name)
       await mkdir(join(folder, 'chromium'), { recursive: true, mode: 0o700 })
       await chmod(folder, 0o700)
-      if ((await this.#record(folder)) === undefined) await this.#write(folder, { name, createdAt: (this.#options.now ?? Date.now)(), origins: [] })
+      if ((await this.#record(folder)) === undefined) await this.#write(folder, { name, owner, createdAt: (this.#options.now ?? Date.now)(), origins: [] })
       const { executablePath, args, viewport, prepare, onCrash } = this.#options
       const profile = new PersonProfile({
         profileDir: join(folder, 'chromium'), executablePath, args, viewport, prepare, label: `the browser profile "${name}"`,
-        onCrash: () => onCrash(name),
+        onCrash: () => onCrash(owner, name),
       })
-      this.#open.set(name, profile)
+      this.#open.set(key, profile)
       return profile.context()
-    })().finally(() => this.#starting.delete(name))
-    this.#starting.set(name, launch)
+    })().finally(() => this.#starting.delete(key))
+    this.#starting.set(key, launch)
     return launch
   }
 
-  /** Notes that `origin` was opened in the profile, for the listing. */
-  async noteOrigin(name: string, origin: string): Promise<void> {
-    const folder = this.#folder(name)
+  /** Notes that `origin` was opened in `owner`'s profile, for the listing. */
+  async noteOrigin(owner: string, name: string, origin: string): Promise<void> {
+    const folder = this.#folder(owner, name)
     const record = await this.#record(folder)
     if (!record || record.origins.includes(origin)) return
     await this.#write(folder, { ...record, origins: [...record.origins, origin].slice(-ORIGINS_KEPT) })
@@ -127,27 +141,32 @@ export class NamedProfiles {
     const entries: NamedProfileEntry[] = []
     for (const folder of folders.filter((entry) => /^[0-9a-f]{64}$/.test(entry))) {
       const record = await this.#record(join(this.#options.dir, folder))
-      if (record && this.#folder(record.name).endsWith(folder)) {
-        entries.push({ ...record, running: this.#open.get(record.name)?.running ?? false })
+      if (record && profileKey(record.owner, record.name) === folder) {
+        entries.push({ ...record, running: this.#open.get(folder)?.running ?? false })
       }
     }
-    return entries.sort((a, b) => a.name.localeCompare(b.name))
+    return entries.sort((a, b) => a.name.localeCompare(b.name) || (a.owner ?? '').localeCompare(b.owner ?? ''))
   }
 
-  /** Stops the profile's Chromium (if running) and removes the profile with its logins; false when there was none. */
-  async delete(name: string): Promise<boolean> {
+  /**
+   * Stops the Chromium of each profile named `name` (of `owner` only, when given) and removes it with its logins;
+   * false when there was none.
+   */
+  async delete(name: string, owner?: string): Promise<boolean> {
     checkName(name)
-    await this.#starting.get(name)?.catch(() => undefined)
-    await this.close(name)
-    const folder = this.#folder(name)
-    const existed = (await this.#record(folder)) !== undefined
-    await rm(folder, { recursive: true, force: true })
-    return existed
+    const doomed = (await this.list()).filter((entry) => entry.name === name && (owner === undefined || entry.owner === owner))
+    for (const entry of doomed) {
+      const key = profileKey(entry.owner, entry.name)
+      await this.#starting.get(key)?.catch(() => undefined)
+      await this.#close(key)
+      await rm(this.#folder(entry.owner, entry.name), { recursive: true, force: true })
+    }
+    return doomed.length > 0
   }
 
-  async close(name: string): Promise<void> {
-    const profile = this.#open.get(name)
-    this.#open.delete(name)
+  async #close(key: string): Promise<void> {
+    const profile = this.#open.get(key)
+    this.#open.delete(key)
     await profile?.close()
   }
 

@@ -82,11 +82,27 @@ export class PageSession {
 
   private constructor(private readonly cdp: CDPSession) {}
 
-  static async attach(page: Page): Promise<PageSession> {
+  /**
+   * The engine's session on `page`. With `allowDocument`, every document request of the page (its main frame's and
+   * its frames', each redirect hop included) waits for that answer before it leaves the browser, and a refused one
+   * fails as `net::ERR_BLOCKED_BY_CLIENT`: an assistant's tab goes nowhere its rules do not allow (navigationGuard.ts).
+   */
+  static async attach(page: Page, options: { readonly allowDocument?: (url: string, mainFrame: boolean) => boolean } = {}): Promise<PageSession> {
     const cdp = await page.context().newCDPSession(page)
     const session = new PageSession(cdp)
     await session.#start()
+    if (options.allowDocument) await session.#guardDocuments(options.allowDocument)
     return session
+  }
+
+  async #guardDocuments(allow: (url: string, mainFrame: boolean) => boolean): Promise<void> {
+    this.cdp.on('Fetch.requestPaused', ({ requestId, request, frameId }) => {
+      const allowed = allow(request.url, frameId === this.#mainFrameId)
+      const answer = allowed ? this.cdp.send('Fetch.continueRequest', { requestId }) : this.cdp.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' })
+      // A page closed in between has no request left to answer.
+      answer.catch(() => undefined)
+    })
+    await this.cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }] })
   }
 
   async #start(): Promise<void> {
@@ -151,9 +167,22 @@ export class PageSession {
     return this.#popups.splice(0)
   }
 
+  /**
+   * The page's own title, '' when it has none. Chromium's tab title falls back to the page's URL, query and fragment
+   * included; the navigation entry keeps the title the page set, and nothing else.
+   */
   async title(): Promise<string> {
-    const { targetInfo } = await this.cdp.send('Target.getTargetInfo')
-    return targetInfo.title
+    return (await this.#currentEntry())?.title ?? ''
+  }
+
+  /** The URL the tab's current navigation entry is for: the page's, or the one that failed on an error page. */
+  async entryUrl(): Promise<string | undefined> {
+    return (await this.#currentEntry())?.url
+  }
+
+  async #currentEntry(): Promise<{ url: string; title: string } | undefined> {
+    const { currentIndex, entries } = await this.cdp.send('Page.getNavigationHistory')
+    return entries[currentIndex]
   }
 
   /**

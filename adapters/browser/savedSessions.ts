@@ -8,14 +8,18 @@ import { findSecretTool, KeyFile, SecretToolKeyring, type KeySource, type KeySou
 
 /**
  * The saved browser sessions of one data directory (`browser.session_save` / `session_load`), encrypted at rest with
- * AES-256-GCM. One file per handle, `<sha256(handle)>.session` (a digest, so two handles differing only in case stay
- * two files on a case-insensitive disk), mode 0600 in a folder of mode 0700:
+ * AES-256-GCM. A handle is its owner's (an agent's name, or the person's: core/browser/savedState.ts), so one
+ * agent's "login" is not another's. One file per owner and handle, `<sha256(owner + "\n" + handle)>.session` (a
+ * digest, so two handles differing only in case stay two files on a case-insensitive disk), mode 0600 in a folder
+ * of mode 0700:
  *
- *   { header: {format, name, origin, savedAt, cookies, localStorage, key}, iv, tag, data }
+ *   { header: {format, name, owner, profile?, origin, savedAt, cookies, localStorage, key}, iv, tag, data }
  *
- * The header (what the console lists: name, origin, counts) is readable without the key and authenticated with the
- * ciphertext as its additional data, so a changed header fails the load like changed ciphertext. `data` holds the
- * cookies and localStorage items: no value of a session is ever outside it.
+ * The header (what the console lists: name, owner, origin, counts, and the named profile it was saved from) is
+ * readable without the key and authenticated with the ciphertext as its additional data, so a changed header (its
+ * owner or profile too) fails the load like changed ciphertext. `data` holds the cookies and localStorage items: no
+ * value of a session is ever outside it. A session saved before handles had owners has none: it is at
+ * `<sha256(handle)>.session`, listed and deleted by name, and loaded only by a call that names no owner.
  */
 
 export const SESSION_FORMAT = 'quire.browser-session/1'
@@ -54,6 +58,9 @@ const headerSchema = z
   .object({
     format: z.literal(SESSION_FORMAT),
     name: z.string(),
+    owner: z.string().optional(),
+    /** The named profile whose tab it was saved from: its logins, and its rules, go with it. */
+    profile: z.string().optional(),
     origin: z.string(),
     savedAt: z.number().int(),
     cookies: z.number().int().min(0),
@@ -72,9 +79,12 @@ const fileSchema = z
   })
   .strict()
 
-/** A saved session as the console lists it: never a value, only its name, origin, when, and counts. */
+/** A saved session as the console lists it: never a value, only its name, owner, origin, when, and counts. */
 export interface SavedSessionEntry {
   readonly name: string
+  readonly owner?: string
+  /** Saved from a tab of this named profile. */
+  readonly profile?: string
   readonly origin: string
   readonly savedAt: number
   readonly cookies: number
@@ -91,10 +101,16 @@ export interface SavedSessionsOptions {
   readonly now?: () => number
 }
 
-/** The header's bytes in one fixed order: the additional data the tag covers. */
+/** The header's bytes in one fixed order: the additional data the tag covers (a session without owner as it always was). */
 function headerBytes(header: Header): Buffer {
-  const { format, name, origin, savedAt, cookies, localStorage, key } = header
-  return Buffer.from(JSON.stringify({ format, name, origin, savedAt, cookies, localStorage, key }), 'utf8')
+  const { format, name, owner, profile, origin, savedAt, cookies, localStorage, key } = header
+  const owned = { ...(owner !== undefined ? { owner } : {}), ...(profile !== undefined ? { profile } : {}) }
+  return Buffer.from(JSON.stringify({ format, name, ...owned, origin, savedAt, cookies, localStorage, key }), 'utf8')
+}
+
+/** The file name of `owner`'s session `name` (a session without owner: the digest of its name alone). */
+function fileOf(owner: string | undefined, name: string): string {
+  return `${createHash('sha256').update(owner === undefined ? name : `${owner}\n${name}`, 'utf8').digest('hex')}.session`
 }
 
 function checkName(name: string): void {
@@ -124,8 +140,8 @@ export class SavedSessions {
     return this.#keyringFound
   }
 
-  #path(name: string): string {
-    return join(this.#dir, `${createHash('sha256').update(name, 'utf8').digest('hex')}.session`)
+  #path(name: string, owner: string | undefined): string {
+    return join(this.#dir, fileOf(owner, name))
   }
 
   /**
@@ -152,15 +168,19 @@ export class SavedSessions {
     return key
   }
 
-  /** Encrypts and keeps `snapshot` under `name`, replacing what was saved under it; answers the counts. */
-  async save(name: string, snapshot: SessionSnapshot): Promise<SavedSessionEntry> {
+  /**
+   * Encrypts and keeps `snapshot` under `owner`'s `name`, replacing what was saved under it; answers the counts.
+   * `profile`: the named profile whose tab it was saved from.
+   */
+  async save(name: string, snapshot: SessionSnapshot, options: { readonly owner?: string; readonly profile?: string } = {}): Promise<SavedSessionEntry> {
     checkName(name)
     await mkdir(this.#dir, { recursive: true, mode: 0o700 })
     await chmod(this.#dir, 0o700)
     const { kind, key } = await this.#keyForSave()
+    const { owner, profile } = options
     const header: Header = {
-      format: SESSION_FORMAT, name, origin: snapshot.origin, savedAt: this.#now(),
-      cookies: snapshot.cookies.length, localStorage: snapshot.localStorage.length, key: kind,
+      format: SESSION_FORMAT, name, ...(owner !== undefined ? { owner } : {}), ...(profile !== undefined ? { profile } : {}), origin: snapshot.origin,
+      savedAt: this.#now(), cookies: snapshot.cookies.length, localStorage: snapshot.localStorage.length, key: kind,
     }
     const iv = randomBytes(12)
     const cipher = createCipheriv('aes-256-gcm', key, iv)
@@ -169,7 +189,7 @@ export class SavedSessions {
     const data = Buffer.concat([cipher.update(plain), cipher.final()])
     plain.fill(0)
     const text = JSON.stringify({ header, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') })
-    const target = this.#path(name)
+    const target = this.#path(name, owner)
     const temporary = `${target}.${randomBytes(6).toString('hex')}.tmp`
     const handle = await open(temporary, 'wx', 0o600)
     try {
@@ -184,11 +204,11 @@ export class SavedSessions {
     return entryOf(header)
   }
 
-  async #readFile(name: string): Promise<z.infer<typeof fileSchema>> {
+  async #readFile(name: string, owner: string | undefined): Promise<z.infer<typeof fileSchema>> {
     checkName(name)
     let text: string
     try {
-      text = await readFile(this.#path(name), 'utf8')
+      text = await readFile(this.#path(name, owner), 'utf8')
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BrowserError('SESSION_NOT_FOUND', `no saved session "${name}"`)
       throw error
@@ -199,21 +219,23 @@ export class SavedSessions {
     } catch {
       throw new BrowserError('SESSION_UNREADABLE', `the file of saved session "${name}" is not a saved session (it was changed or cut short)`)
     }
-    if (parsed.header.name !== name) throw new BrowserError('SESSION_UNREADABLE', `the file of saved session "${name}" holds another session; it was moved or changed`)
+    if (parsed.header.name !== name || parsed.header.owner !== owner) {
+      throw new BrowserError('SESSION_UNREADABLE', `the file of saved session "${name}" holds another session; it was moved or changed`)
+    }
     return parsed
   }
 
-  /** The saved session's name, origin and counts, read without the key (the origin check before a load asks). */
-  async describe(name: string): Promise<SavedSessionEntry> {
-    return entryOf((await this.#readFile(name)).header)
+  /** `owner`'s saved session's name, origin, profile and counts, read without the key (the checks before a load asks). */
+  async describe(name: string, owner?: string): Promise<SavedSessionEntry> {
+    return entryOf((await this.#readFile(name, owner)).header)
   }
 
   /**
    * The saved session, decrypted. Refused with SESSION_UNREADABLE when the key is not the one it was saved with or
    * any byte of the file (header included) was changed: nothing half-decrypted is ever answered.
    */
-  async load(name: string): Promise<SessionSnapshot> {
-    const file = await this.#readFile(name)
+  async load(name: string, owner?: string): Promise<SessionSnapshot> {
+    const file = await this.#readFile(name, owner)
     const key = await this.#keyFor(file.header.key, name)
     let plain: Buffer
     try {
@@ -248,21 +270,25 @@ export class SavedSessions {
     for (const file of names.filter((entry) => /^[0-9a-f]{64}\.session$/.test(entry))) {
       const text = await readFile(join(this.#dir, file), 'utf8').catch(() => null)
       const parsed = text === null ? undefined : safeParse(text)
-      if (parsed && this.#path(parsed.header.name).endsWith(file)) entries.push(entryOf(parsed.header))
+      if (parsed && fileOf(parsed.header.owner, parsed.header.name) === file) entries.push(entryOf(parsed.header))
     }
-    return entries.sort((a, b) => a.name.localeCompare(b.name))
+    return entries.sort((a, b) => a.name.localeCompare(b.name) || (a.owner ?? '').localeCompare(b.owner ?? ''))
   }
 
-  /** Removes the saved session `name`; false when there was none. */
-  async delete(name: string): Promise<boolean> {
+  /** Removes the saved sessions `name` (only `owner`'s, when given; every owner's otherwise); false when there was none. */
+  async delete(name: string, owner?: string): Promise<boolean> {
     checkName(name)
-    try {
-      await rm(this.#path(name))
-      return true
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
-      throw error
+    const owners = owner !== undefined ? [owner] : [undefined, ...(await this.list()).filter((entry) => entry.name === name).map((entry) => entry.owner)]
+    let deleted = false
+    for (const each of new Set(owners)) {
+      try {
+        await rm(this.#path(name, each))
+        deleted = true
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      }
     }
+    return deleted
   }
 }
 
@@ -275,6 +301,6 @@ function safeParse(text: string): z.infer<typeof fileSchema> | undefined {
 }
 
 function entryOf(header: Header): SavedSessionEntry {
-  const { name, origin, savedAt, cookies, localStorage } = header
-  return { name, origin, savedAt, cookies, localStorage }
+  const { name, owner, profile, origin, savedAt, cookies, localStorage } = header
+  return { name, ...(owner !== undefined ? { owner } : {}), ...(profile !== undefined ? { profile } : {}), origin, savedAt, cookies, localStorage }
 }

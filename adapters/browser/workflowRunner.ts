@@ -2,7 +2,9 @@ import type { ApprovalCommands } from '../../core/approvals/commands.js'
 import { type Asker, type BrowserAccess, type BrowserAuthorization } from '../../core/browser/commands.js'
 import type { BrowserActionEntry } from '../../core/browser/decider.js'
 import type { BrowserOperation } from '../../core/browser/events.js'
+import { askBeforeLoading } from '../../core/browser/hold.js'
 import { typedSecret, typedText, type BrowserAccessRequest } from '../../core/browser/requests.js'
+import { savedStateOwner } from '../../core/browser/savedState.js'
 import { originOnly } from '../../core/browser/url.js'
 import { checkSourceSize, checkStepCount } from '../../core/browser/workflow/limits.js'
 import { parseWorkflow } from '../../core/browser/workflow/parse.js'
@@ -289,13 +291,14 @@ export class WorkflowRunner {
     const { engine } = this.deps
     const { principal, tabId } = live
     const place = engine.tabPlace(principal, tabId)
-    const mode = (await engine.listTabs()).find((entry) => entry.tabId === tabId)?.automationMode
     const trace: Trace = { url: URL.canParse(url) ? url : null, approvalId: null }
     await this.#recorded(live, 'navigate', trace, async () => {
-      // The Shared posture's tab loads the person's profile: a new origin needs their approval first (BR.GEN.9).
-      if (mode === 'ai-shared' && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)) {
-        const request: BrowserAccessRequest = { kind: 'destination', origin: originOnly(url), tabId, currentOrigin: originOnly(place.url) }
+      // A Shared-posture tab (the person's profile, BR.GEN.9) or a named profile's loads a new origin only once the
+      // person approved it for the tab; a hop elsewhere on the way fails the step (the engine's guard stops it).
+      const request = askBeforeLoading(engine.holdOf(principal, tabId), tabId, place.url, url, savedStateOwner(live.asker.principal))
+      if (request !== undefined) {
         trace.approvalId = await this.#authorized(live, index, request, { operation: 'navigate', url: originOnly(url) })
+        engine.approveOrigin(principal, tabId, request.origin)
       }
       const loaded = await engine.navigate(principal, tabId, url)
       trace.url = loaded.url

@@ -34,6 +34,7 @@ const HOME_COMMANDS: Record<string, { load: () => Promise<HomeCommand>; stderr?:
   comments: { load: async () => (await import('./commands/comments.js')).commentsCommand },
   review: { load: async () => (await import('./commands/review.js')).reviewCommand },
   coherence: { load: async () => (await import('./commands/coherence.js')).coherenceCommand },
+  browser: { load: async () => (await import('./commands/browser.js')).browserCommand },
   status: { load: async () => (await import('./commands/status.js')).statusCommand },
 }
 

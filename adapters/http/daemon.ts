@@ -121,6 +121,8 @@ export async function startHttpServer(
   })
   keepConnectionsPastProxies(server)
   port = (server.address() as AddressInfo).port
+  // No assistant's tab loads the daemon itself, by any address or Host alias it answers to (core/browser/ownAddress.ts).
+  services.browser.blockServer({ port, host: options.host ?? '127.0.0.1', allowedHosts: options.allowedHosts ?? [] })
   await writePortFile(services.engine.home, { port, token })
   return {
     port,

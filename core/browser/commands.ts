@@ -1,12 +1,15 @@
 import { approvalStatus, findApproval } from '../approvals/approvalsState.js'
 import type { ApprovalCommands, ApprovalView, PersonWait } from '../approvals/commands.js'
 import type { Actor } from '../events/actor.js'
-import { isQuireError } from '../errors.js'
-import type { EventLog } from '../log/eventLog.js'
+import { isQuireError, QuireError } from '../errors.js'
+import type { EventInput, EventLog, RecordedEvent } from '../log/eventLog.js'
 import type { FoldedStream } from '../streams/foldedStream.js'
 import { decideBrowserAction, type BrowserActionEntry } from './decider.js'
 import { standingGrant } from './grants.js'
 import { APPROVAL_KIND_OF, attachmentSubject, subjectOf, type BrowserAccessRequest } from './requests.js'
+import { BrowserProfileShared, BrowserProfileUnshared } from './events.js'
+import { evolveProfileShares, profileOwnerFor, type ProfileShare, type ProfileShares } from './profileShares.js'
+import { checkSavedName } from './savedNames.js'
 
 /** How long an ungranted browser call waits for the person before it answers NOT_GRANTED (below the 10 s bridge deadline). */
 export const APPROVAL_WAIT_MS = 9_000
@@ -34,10 +37,15 @@ export type BrowserAuthorization =
       readonly status?: ApprovalView['status']
     }
 
-/** The `browser` stream: one count of actions recorded, enough for its expected version. */
-export type BrowserLogState = number
-export const initialBrowserLog = (): BrowserLogState => 0
-export const evolveBrowserLog = (state: BrowserLogState): BrowserLogState => state + 1
+/** The `browser` stream folded: the named profiles the person shared (its actions are read from the log, not kept). */
+export interface BrowserLogState {
+  readonly shares: ProfileShares
+}
+export const initialBrowserLog = (): BrowserLogState => ({ shares: [] })
+export const evolveBrowserLog = (state: BrowserLogState, event: RecordedEvent): BrowserLogState => {
+  const shares = evolveProfileShares(state.shares, event)
+  return shares === state.shares ? state : { shares }
+}
 
 /**
  * The owner of the `browser` stream and of the browser's side of the approvals: whether an assistant may do a
@@ -132,6 +140,34 @@ export class BrowserAccess {
   async record(entry: BrowserActionEntry): Promise<void> {
     await this.view.handle(this.store, () => decideBrowserAction(entry))
   }
+
+  /** The agent whose named profile `profile` an open by `agent` uses (profileShares.ts). */
+  profileOwner(agent: string, profile: string): string {
+    return profileOwnerFor(this.view.state.shares, agent, profile)
+  }
+
+  get profileShares(): ProfileShares {
+    return this.view.state.shares
+  }
+
+  /** The person lets agent `share.with` open agent `share.owner`'s profile `share.profile`; sharing it again changes nothing. */
+  async shareProfile(share: ProfileShare, actor: Actor): Promise<void> {
+    await this.view.handle(this.store, (state) => decideShare(state.shares, share, 'share', actor))
+  }
+
+  /** The person takes a share back; refused with NOT_FOUND when there is none. */
+  async unshareProfile(share: ProfileShare, actor: Actor): Promise<void> {
+    await this.view.handle(this.store, (state) => decideShare(state.shares, share, 'unshare', actor))
+  }
+}
+
+function decideShare(shares: ProfileShares, share: ProfileShare, change: 'share' | 'unshare', actor: Actor): EventInput[] {
+  checkSavedName('profile', share.profile)
+  if (share.owner === share.with) throw new QuireError('INVALID_ARGUMENT', `profile "${share.profile}" is already ${share.owner}'s own`)
+  const inForce = shares.some((kept) => kept.profile === share.profile && kept.owner === share.owner && kept.with === share.with)
+  if (change === 'share') return inForce ? [] : [{ type: BrowserProfileShared.type, actor, data: { ...share } }]
+  if (!inForce) throw new QuireError('NOT_FOUND', `${share.owner}'s profile "${share.profile}" is not shared with ${share.with}`)
+  return [{ type: BrowserProfileUnshared.type, actor, data: { ...share } }]
 }
 
 const firstLine = (text: string): string => text.split('\n', 1)[0]!

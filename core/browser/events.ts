@@ -61,4 +61,22 @@ export const BrowserActionRecorded = defineEvent({
   }),
 })
 
-export const browserEvents = [BrowserActionRecorded] as const
+const agentName = z.string().min(1).max(256)
+
+/**
+ * The person shared the named profile `profile` of agent `owner` with agent `with`: `with`'s opens of that name use
+ * `owner`'s profile, logins included, until the person takes it back. Profiles are each agent's own otherwise.
+ */
+export const BrowserProfileShared = defineEvent({
+  type: 'browser.profile.shared',
+  version: 1,
+  schema: z.object({ profile: z.string().min(1).max(128), owner: agentName, with: agentName }).strict(),
+})
+
+export const BrowserProfileUnshared = defineEvent({
+  type: 'browser.profile.unshared',
+  version: 1,
+  schema: z.object({ profile: z.string().min(1).max(128), owner: agentName, with: agentName }).strict(),
+})
+
+export const browserEvents = [BrowserActionRecorded, BrowserProfileShared, BrowserProfileUnshared] as const

@@ -50,12 +50,17 @@ export type BrowserAccessRequest =
       readonly origin: string
       readonly tabId: string
       readonly handle: string
+      /** The named profile whose logins the session holds: the tab's own profile (save), or the one it was saved from (load). */
+      readonly profile?: string
     }
   | {
-      /** Opening a new tab at `origin` in the named persistent profile `profile`. */
+      /** Opening a new tab at `origin` in the named persistent profile `profile`, or loading it in that profile's tab `tabId`. */
       readonly kind: 'profile'
       readonly origin: string
       readonly profile: string
+      readonly tabId?: string
+      /** The agent whose profile it is, when the person shared another agent's profile with the caller. */
+      readonly owner?: string
     }
   | {
       /** Recording what the person does on the assistant's tab `tabId` as a workflow (BR.WORKFLOW_RECORD.2). */
@@ -102,13 +107,20 @@ export function subjectOf(request: BrowserAccessRequest): string {
       return attachmentSubject(request)
     case 'destination':
       return `load ${request.origin} in your browser profile (tab ${request.tabId})`
-    case 'session':
-      // The handle is in the words, so an approval for one handle matches no call for another (BR.SESSION_SAVE.6).
+    case 'session': {
+      // The handle is in the words, so an approval for one handle matches no call for another (BR.SESSION_SAVE.6);
+      // so is a named profile, whose logins the person would otherwise not know they are moving.
+      const profile = request.profile === undefined ? undefined : quoted(request.profile)
       return request.operation === 'save'
-        ? `save the session (cookies and localStorage) of ${request.origin} as ${quoted(request.handle)} (tab ${request.tabId})`
-        : `load the saved session ${quoted(request.handle)} into ${request.origin} (tab ${request.tabId})`
-    case 'profile':
-      return `open ${request.origin} in the browser profile ${quoted(request.profile)}, with its saved logins`
+        ? `save the session (cookies and localStorage) of ${request.origin}${profile === undefined ? '' : ` from the browser profile ${profile}, with its logins,`} as ${quoted(request.handle)} (tab ${request.tabId})`
+        : `load the saved session ${quoted(request.handle)}${profile === undefined ? '' : ` (the logins of the browser profile ${profile})`} into ${request.origin} (tab ${request.tabId})`
+    }
+    case 'profile': {
+      const profile = `the browser profile ${quoted(request.profile)}${request.owner === undefined ? '' : ` of agent ${quoted(request.owner)}`}`
+      return request.tabId === undefined
+        ? `open ${request.origin} in ${profile}, with its saved logins`
+        : `load ${request.origin} in tab ${request.tabId} of ${profile}, with its saved logins`
+    }
     case 'record':
       return `record what you do on tab ${request.tabId} (${request.origin}) as the workflow ${quoted(request.site)}: which elements you click and which fields you edit, never what you type`
   }

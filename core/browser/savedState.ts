@@ -49,10 +49,22 @@ export function checkProfilePosture(profile: string, posture: BrowserPosture): v
 
 /**
  * The assistant never sees a profile's credentials (BR.OPEN.6). A script reads what no other action returns —
- * `document.cookie`, tokens in localStorage — so a tab of a named profile runs none, approved or not.
+ * `document.cookie`, tokens in localStorage — so a tab holding a named profile's logins runs none, approved or not:
+ * a tab of the profile, and a tab whose cookie store a session saved from the profile was loaded into.
  */
 export function checkScriptInProfile(profile: string | undefined): void {
   if (profile !== undefined) {
-    throw new QuireError('PROFILE_TAB', `this tab is in the browser profile "${profile}": scripts would see its logins, so execute_js is not available on it`)
+    throw new QuireError('PROFILE_TAB', `this tab holds the logins of the browser profile "${profile}": scripts would see its logins, so execute_js is not available on it`)
   }
+}
+
+/** Whose saved state (sessions, named profiles) the person's own connections keep: no agent's name can be it. */
+export const PERSON_OWNER = '(person)'
+
+/**
+ * The owner of a caller's saved sessions and named profiles: its agent (each agent's are its own, so a login saved
+ * through one assistant is not another's), or the person for the person's own connections.
+ */
+export function savedStateOwner(principal: string | null): string {
+  return principal ?? PERSON_OWNER
 }

@@ -18,7 +18,7 @@ describe('BR.GEN.11 Sandbox tabs have their own cookie store; Shared tabs use th
     const human = await rig.engine.openHumanTab(rig.site.url('/keep-cookie.html?v=person'))
     expect(human).toMatchObject({ automationMode: 'human', title: 'Cookie kept' })
 
-    const shared = await rig.engine.open('claude', rig.site.url('/cookie/show'), { posture: 'shared' })
+    const shared = await rig.engine.open('claude', rig.site.url('/cookie/show'), { posture: 'shared', approvedOrigin: rig.site.origin })
     expect(await cookieSeen(rig.engine, 'claude', shared.tabId)).toBe('cookie: person')
     const sandbox = await rig.engine.open('claude', rig.site.url('/cookie/show'), { posture: 'sandbox' })
     expect(await cookieSeen(rig.engine, 'claude', sandbox.tabId)).toBe('cookie: none')
@@ -34,7 +34,7 @@ describe('BR.GEN.11 Sandbox tabs have their own cookie store; Shared tabs use th
 
   test('a Shared tab writes into the person\'s profile, which a Sandbox tab never does', async () => {
     const sandbox = await rig.engine.open('gemini', rig.site.url('/cookie/set?v=sandboxed'))
-    const shared = await rig.engine.open('gemini', rig.site.url('/cookie/show'), { posture: 'shared' })
+    const shared = await rig.engine.open('gemini', rig.site.url('/cookie/show'), { posture: 'shared', approvedOrigin: rig.site.origin })
     expect(await cookieSeen(rig.engine, 'gemini', shared.tabId)).not.toBe('cookie: sandboxed')
     await rig.engine.close('gemini', sandbox.tabId)
     await rig.engine.close('gemini', shared.tabId)
@@ -46,7 +46,7 @@ describe('BR.GEN.11 Sandbox tabs have their own cookie store; Shared tabs use th
     expect(await rig.engine.listTabs()).toEqual([])
     const next = new BrowserEngine({ executablePath: process.env.QUIRE_CHROMIUM ?? '/usr/bin/chromium', profileDir })
     try {
-      const shared = await next.open('claude', rig.site.url('/cookie/show'), { posture: 'shared' })
+      const shared = await next.open('claude', rig.site.url('/cookie/show'), { posture: 'shared', approvedOrigin: rig.site.origin })
       expect(await cookieSeen(next, 'claude', shared.tabId)).toBe('cookie: kept')
       const sandbox = await next.open('claude', rig.site.url('/cookie/show'))
       expect(await cookieSeen(next, 'claude', sandbox.tabId)).toBe('cookie: none')
@@ -58,7 +58,7 @@ describe('BR.GEN.11 Sandbox tabs have their own cookie store; Shared tabs use th
 
   test('the person\'s browser crashing closes its tabs only; the Sandbox tabs go on, and the next human tab starts it again', async () => {
     const human = await rig.engine.openHumanTab(rig.site.url('/index.html'))
-    const shared = await rig.engine.open('claude', rig.site.url('/index.html'), { posture: 'shared' })
+    const shared = await rig.engine.open('claude', rig.site.url('/index.html'), { posture: 'shared', approvedOrigin: rig.site.origin })
     const sandbox = await rig.engine.open('claude', rig.site.url('/form.html'))
     const profileBrowser = (await chromiumChildren()).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(profileDir))
     expect(profileBrowser).toHaveLength(1)
@@ -77,7 +77,7 @@ describe('BR.GEN.11 Sandbox tabs have their own cookie store; Shared tabs use th
   test('without a profile folder, human tabs and Shared tabs are refused with BROWSER_UNAVAILABLE', async () => {
     const bare = new BrowserEngine({ executablePath: process.env.QUIRE_CHROMIUM ?? '/usr/bin/chromium' })
     try {
-      for (const attempt of [bare.openHumanTab(rig.site.url('/')), bare.open('claude', rig.site.url('/'), { posture: 'shared' })]) {
+      for (const attempt of [bare.openHumanTab(rig.site.url('/')), bare.open('claude', rig.site.url('/'), { posture: 'shared', approvedOrigin: rig.site.origin })]) {
         const error = await attempt.then(() => null, (caught: unknown) => caught)
         expect(error).toBeInstanceOf(BrowserError)
         expect((error as BrowserError).code).toBe('BROWSER_UNAVAILABLE')

@@ -51,7 +51,7 @@ describe('console Browser view: saved sessions and profiles (Chromium)', () => {
       cookies: [{ name: 'sid', value: COOKIE_VALUE, domain: '127.0.0.1', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' }],
       localStorage: [['token', STORAGE_VALUE]],
     })
-    const opened = await quire.services.browser.open('claude', site.url('/form.html'), { profile: 'shop' })
+    const opened = await quire.services.browser.open('claude', site.url('/form.html'), { profile: 'shop', approvedOrigin: site.origin })
 
     await page.locator('.browser-saved-open').click()
     expect(await page.locator('.browser-saved-open').getAttribute('aria-pressed')).toBe('true')

@@ -3,7 +3,8 @@
  * `browser.session_load` against real Chromium on the fixture site's sign-in (`/session/login` sets an HttpOnly
  * session cookie, a path-scoped cookie, a page cookie and a localStorage token; `/session/whoami` says whether this
  * browser is signed in, with a digest of its token). Each connection has a Sandbox cookie store of its own, so a
- * second connection is a signed-out browser to load a session into. The person decides through the real CLI.
+ * second connection is a signed-out browser to load a session into; the connections are the person's own (no agent
+ * token), whose saved sessions are the person's (PERSON_OWNER). The person decides through the real CLI.
  *
  * The last test greps every answer of the file, the whole log and every file of the data directory for the session's
  * values, and finds none.
@@ -13,6 +14,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SavedSessions } from '../../adapters/browser/savedSessions.js'
+import { PERSON_OWNER } from '../../core/browser/savedState.js'
 import type { FixtureSite } from '../browser-engine/support/fixtureSite.js'
 import { approvals, cli, decide, TRANSPORTS, type ApprovalLine, type Rig, type Session, type ToolResult, type Transport } from '../support/conformance.js'
 import { useBrowserRig } from '../support/browserRig.js'
@@ -133,7 +135,7 @@ describe.each<Transport>(TRANSPORTS)('browser saved sessions over %s', (transpor
     expect(approval).toMatchObject({ kind: 'browser_session', subject: `save the session (cookies and localStorage) of ${site.origin} as "fixture.login" (tab ${tabId})` })
     expect((await approvals(r.home)).find((entry) => entry.id === approval.id)!.status).toBe('consumed')
 
-    const kept = await store().load('fixture.login')
+    const kept = await store().load('fixture.login', PERSON_OWNER)
     expect(kept.origin).toBe(site.origin)
     expect(kept.cookies.map(({ name, value, domain, path, httpOnly }) => ({ name, value, domain, path, httpOnly })).sort((a, b) => a.name.localeCompare(b.name))).toEqual([
       { name: 'pref', value: PREF, domain: '127.0.0.1', path: '/', httpOnly: false },
@@ -221,10 +223,10 @@ describe.each<Transport>(TRANSPORTS)('browser saved sessions over %s', (transpor
 
   it('a save or load the person denies changes nothing', async () => {
     const { tabId } = await signInAndSave('kept.as.is')
-    const savedAt = (await store().describe('kept.as.is')).savedAt
+    const savedAt = (await store().describe('kept.as.is', PERSON_OWNER)).savedAt
     const denied = await asked({ action: 'session_save', tabId, handle: 'kept.as.is' }, 'deny')
     expectToken(denied.result, 'NOT_GRANTED')
-    expect((await store().describe('kept.as.is')).savedAt).toBe(savedAt)
+    expect((await store().describe('kept.as.is', PERSON_OWNER)).savedAt).toBe(savedAt)
     const other = await r.another()
     const target = await open(site.url('/session/whoami'), other)
     expectToken((await asked({ action: 'session_load', tabId: target, handle: 'kept.as.is' }, 'deny', other)).result, 'NOT_GRANTED')

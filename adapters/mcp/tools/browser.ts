@@ -9,8 +9,9 @@ import { defineTool } from '../defineTool.js'
 import { BROWSER_OUTPUTS } from './outputs/browser.js'
 import { id } from '../schemas.js'
 import { savedNameProblem } from '../../../core/browser/savedNames.js'
-import { checkProfilePosture, checkScriptInProfile, checkSessionLoad, sessionOriginOf } from '../../../core/browser/savedState.js'
+import { checkProfilePosture, checkScriptInProfile, checkSessionLoad, savedStateOwner, sessionOriginOf } from '../../../core/browser/savedState.js'
 import { hasLineBreak, isTrimmed } from '../../../core/browser/workflow/scan.js'
+import { askToLoad, followingApprovals } from './browserHold.js'
 
 /** The largest script or injected style sheet, in UTF-8 bytes (VMark's MAX_SCRIPT_BYTES). */
 export const MAX_SCRIPT_BYTES = 65_536
@@ -163,13 +164,15 @@ export const browserTool = defineTool({
           const beforeLoad = async (tabId: string): Promise<void> => {
             trace.tabId = tabId
             try {
-              await destination(context, tabId, null, args.url, trace)
+              await askToLoad(context, principal, tabId, null, args.url, trace)
             } catch (error) {
               if (error instanceof BrowserRefusal) throw new BrowserRefusal(error.token, error.reason, { ...error.data, retry: { action: 'navigate', tabId } })
               throw error
             }
           }
-          const loaded = await context.services.browser.open(principal, args.url, { timeoutMs: args.timeoutMs, posture, ...(posture === 'shared' ? { beforeLoad } : {}) })
+          // A hop of the load to an origin the person has not approved asks for it too (followingApprovals).
+          const loaded = await followingApprovals(context, principal, trace, args.url, args.timeoutMs, () =>
+            context.services.browser.open(principal, args.url, { timeoutMs: args.timeoutMs, posture, ...(posture === 'shared' ? { beforeLoad } : {}) }))
           trace.tabId = loaded.tabId
           trace.url = loaded.url
           return navigationAnswer(loaded)
@@ -182,9 +185,10 @@ export const browserTool = defineTool({
         browserCall(context, 'navigate', async (principal, trace) =>
           withTab(context, principal, args.tabId, trace, 'ai-only', async (tab) => {
             trace.url = loggableUrl(args.url)
-            const mode = (await context.services.browser.listTabs()).find((entry) => entry.tabId === tab.tabId)?.automationMode
-            if (mode === 'ai-shared') await destination(context, tab.tabId, tab.url, args.url, trace)
-            const loaded = await context.services.browser.navigate(principal, tab.tabId, args.url, { timeoutMs: args.timeoutMs })
+            // A Shared-posture or named-profile tab loads a new origin only once the person approved it for the tab.
+            await askToLoad(context, principal, tab.tabId, tab.url, args.url, trace)
+            const loaded = await followingApprovals(context, principal, trace, args.url, args.timeoutMs, () =>
+              context.services.browser.navigate(principal, tab.tabId, args.url, { timeoutMs: args.timeoutMs }))
             trace.url = loaded.url
             return navigationAnswer(loaded)
           })),
@@ -243,9 +247,13 @@ export const browserTool = defineTool({
             const { services } = context
             trace.detail = { handle: args.handle }
             const origin = sessionOriginOf(tab.url)
+            // The logins of a named profile the tab holds go with the session: the approval says so, the store keeps it.
+            const profile = services.browser.profileOf(principal, tab.tabId)
             // Every save is asked for on its own, and the approval names the handle (BR.SESSION_SAVE.5–6, APPR.4).
-            await authorize(context, { kind: 'session', operation: 'save', origin, tabId: tab.tabId, handle: args.handle }, trace)
-            const saved = await services.savedSessions.save(args.handle, await services.browser.captureSession(principal, tab.tabId, origin))
+            await authorize(context, { kind: 'session', operation: 'save', origin, tabId: tab.tabId, handle: args.handle, ...(profile !== undefined ? { profile } : {}) }, trace)
+            const snapshot = await services.browser.captureSession(principal, tab.tabId, origin)
+            // Handles are the caller's own: another agent neither sees nor loads this one.
+            const saved = await services.savedSessions.save(args.handle, snapshot, { owner: savedStateOwner(context.caller.principal), ...(profile !== undefined ? { profile } : {}) })
             trace.detail = { handle: saved.name, cookies: saved.cookies, localStorage: saved.localStorage }
             // Counts only (BR.SESSION_SAVE.3): the values stay in the encrypted store.
             return { saved: true, handle: saved.name, origin: saved.origin, cookies: saved.cookies, localStorage: saved.localStorage }
@@ -259,12 +267,15 @@ export const browserTool = defineTool({
           withTab(context, principal, args.tabId, trace, 'act', async (tab) => {
             const { services } = context
             trace.detail = { handle: args.handle }
-            // An unknown handle or another origin is refused before the person is asked (BR.SESSION_LOAD.2).
-            const saved = await services.savedSessions.describe(args.handle)
+            // An unknown handle (another agent's too) or another origin is refused before the person is asked (BR.SESSION_LOAD.2).
+            const owner = savedStateOwner(context.caller.principal)
+            const saved = await services.savedSessions.describe(args.handle, owner)
             checkSessionLoad(args.handle, saved.origin, tab.url)
-            await authorize(context, { kind: 'session', operation: 'load', origin: saved.origin, tabId: tab.tabId, handle: args.handle }, trace)
-            const snapshot = await services.savedSessions.load(args.handle)
-            await services.browser.restoreSession(principal, tab.tabId, snapshot)
+            const { profile } = saved
+            await authorize(context, { kind: 'session', operation: 'load', origin: saved.origin, tabId: tab.tabId, handle: args.handle, ...(profile !== undefined ? { profile } : {}) }, trace)
+            const snapshot = await services.savedSessions.load(args.handle, owner)
+            // A named profile's logins keep its rules in the cookie store they go into (no script: BR.OPEN.6).
+            await services.browser.restoreSession(principal, tab.tabId, snapshot, profile)
             trace.detail = { handle: args.handle, cookies: snapshot.cookies.length, localStorage: snapshot.localStorage.length }
             return { loaded: true, handle: args.handle }
           })),
@@ -354,8 +365,14 @@ async function openInProfile(context: ToolContext, principal: string, url: strin
   const { services } = context
   trace.detail = { profile }
   checkProfilePosture(profile, services.settings.state.browserPosture)
-  if (URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)) await authorize(context, { kind: 'profile', origin: originOf(url), profile }, trace)
-  const loaded = await services.browser.open(principal, url, { timeoutMs, posture: 'sandbox', profile })
+  // The caller's own profile of that name, or the one of another agent the person shared with it.
+  const caller = savedStateOwner(context.caller.principal)
+  const owner = services.browserAccess.profileOwner(caller, profile)
+  const web = URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)
+  if (web) await authorize(context, { kind: 'profile', origin: originOf(url), profile, ...(owner !== caller ? { owner } : {}) }, trace)
+  // The tab is held to the origins the person approved for it: this one, and each one asked for later.
+  const loaded = await followingApprovals(context, principal, trace, url, timeoutMs, () =>
+    services.browser.open(principal, url, { timeoutMs, posture: 'sandbox', profile, profileOwner: owner, ...(web ? { approvedOrigin: originOf(url) } : {}) }))
   trace.tabId = loaded.tabId
   trace.url = loaded.url
   return navigationAnswer(loaded)
@@ -364,16 +381,6 @@ async function openInProfile(context: ToolContext, principal: string, url: strin
 /** The URL as the log may keep it (decideBrowserAction redacts it); an unparseable one is not kept at all. */
 function loggableUrl(raw: string): string | null {
   return URL.canParse(raw) ? raw : null
-}
-
-/**
- * A Shared-posture tab loads the person's own profile, so each new origin needs the person's approval first
- * (BR.GEN.9, APPR.8); a Sandbox tab's cookie store is its own and needs none. A URL the engine will refuse anyway
- * (not http or https) asks nothing.
- */
-async function destination(context: ToolContext, tabId: string, currentUrl: string | null, target: string, trace: ActionTrace): Promise<void> {
-  if (!URL.canParse(target) || !/^https?:$/.test(new URL(target).protocol)) return
-  await authorize(context, { kind: 'destination', origin: originOf(target), tabId, ...(currentUrl !== null ? { currentOrigin: originOf(currentUrl) } : {}) }, trace)
 }
 
 /**
