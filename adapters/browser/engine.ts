@@ -370,6 +370,14 @@ export class BrowserEngine {
     this.#ownServers = [...this.#ownServers, { port: server.port, listenHost: server.host, allowedHosts: [...server.allowedHosts], machineAddresses: wildcard ? machineAddresses() : [] }]
   }
 
+  /**
+   * Refuses at once a URL no assistant's tab may ever load (not http or https, the daemon's own): callers check it
+   * before they ask the person anything about it.
+   */
+  checkDestination(url: string): void {
+    this.#checkAiUrl(url)
+  }
+
   /** An AI tab's URL, refused at once when no assistant's tab may ever load it (the daemon's own, say). */
   #checkAiUrl(raw: string): string {
     const url = checkUrl(raw)

@@ -259,7 +259,15 @@ describe('issue 25 item 5: no assistant tab reaches the daemon itself, whatever 
       const data = refusal(await claude.call('browser', { action: 'open', url }), 'BLOCKED_DESTINATION')
       expect(data, url).toMatchObject({ reason: 'quire' })
     }
+    const daemon = `http://localhost:${port}/console/api/state`
+    refusal(await claude.call('browser', { action: 'open', url: daemon, profile: 'work' }), 'BLOCKED_DESTINATION')
     expect(services().approvals.list().length).toBe(before)
+    // Nor is the person asked about it in the Shared posture.
+    await shared()
+    const tabId = await sharedTabOn(claude, '/index.html')
+    const asking = services().approvals.list().length
+    refusal(await claude.call('browser', { action: 'navigate', tabId, url: daemon }), 'BLOCKED_DESTINATION')
+    expect(services().approvals.list().length).toBe(asking)
   })
 
   it('with the console signed in in the person\'s profile (Shared posture), a redirect, a script or a frame into the daemon never loads it, though the person approves every request', async () => {

@@ -369,6 +369,7 @@ async function openInProfile(context: ToolContext, principal: string, url: strin
   const caller = savedStateOwner(context.caller.principal)
   const owner = services.browserAccess.profileOwner(caller, profile)
   const web = URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)
+  if (web) services.browser.checkDestination(url)
   if (web) await authorize(context, { kind: 'profile', origin: originOf(url), profile, ...(owner !== caller ? { owner } : {}) }, trace)
   // The tab is held to the origins the person approved for it: this one, and each one asked for later.
   const loaded = await followingApprovals(context, principal, trace, url, timeoutMs, () =>

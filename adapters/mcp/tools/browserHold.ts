@@ -16,6 +16,8 @@ import type { ToolContext } from '../context.js'
 /** Asks the person before `tabId` loads `target` when its hold needs it, and lets the tab load that origin once approved. */
 export async function askToLoad(context: ToolContext, principal: string, tabId: string, currentUrl: string | null, target: string, trace: ActionTrace): Promise<void> {
   const engine = context.services.browser
+  // A URL no tab may load (the daemon's own) is refused before the person is asked about it.
+  engine.checkDestination(target)
   const request = askBeforeLoading(engine.holdOf(principal, tabId), tabId, currentUrl, target, savedStateOwner(context.caller.principal))
   if (request === undefined) return
   await authorize(context, request, trace)
