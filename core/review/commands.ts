@@ -204,8 +204,6 @@ function changeView(change: AiChange): ChangeView {
     insertedRuns: hunk.state === 'undone' ? [] : hunk.inserted,
     deletedRuns: hunk.state === 'undone' ? hunk.restored : hunk.deleted,
   }))
-  const states = new Set(hunks.map((hunk) => hunk.state))
-  const state = isPending(change) ? 'pending' : states.size === 1 && states.has('undone') ? 'undone' : states.has('undone') ? 'mixed' : 'kept'
   return {
     id: changeToken(change.id),
     by: change.by,
@@ -217,9 +215,16 @@ function changeView(change: AiChange): ChangeView {
     addresses: change.addresses,
     inserted: hunks.reduce((sum, hunk) => sum + hunk.inserted.length, 0),
     deleted: hunks.reduce((sum, hunk) => sum + hunk.deleted.length, 0),
-    state,
+    state: changeState(change),
     hunks,
   }
+}
+
+/** Where the person's review left a change as a whole (`mixed`: some hunks kept, others undone). */
+export function changeState(change: AiChange): ChangeView['state'] {
+  if (isPending(change)) return 'pending'
+  const states = new Set(change.hunks.map((hunk) => hunk.state))
+  return states.size === 1 && states.has('undone') ? 'undone' : states.has('undone') ? 'mixed' : 'kept'
 }
 
 /** The pending changes of one assistant (one connection of it) since a time or a revision, newest first. */

@@ -133,11 +133,11 @@ describe('the History timeline (projections/history)', () => {
       expect(kinds(timeline)).toEqual(['edits', 'ai-write', 'edits', 'edits'])
       const [last, , second, first] = timeline as EditSessionEntry[]
       const start = Date.UTC(2025, 0, 6, 10, 0, 0)
-      expect(first).toMatchObject({ actor: 'you', at: start, until: start + 4 * MINUTE, edits: 3, paragraphs: [4] })
+      expect(first).toMatchObject({ actor: 'user', at: start, until: start + 4 * MINUTE, edits: 3, paragraphs: [4] })
       expect(second).toMatchObject({ at: start + 24 * MINUTE, until: start + 24 * MINUTE + 10_000, edits: 2, paragraphs: [2, 3] })
       expect(last).toMatchObject({ edits: 1, paragraphs: [1] })
       // Each session ends at the revision its last edit made: restoring it restores the text as the person left it.
-      expect(last.revision).toBe((await engine.documents.get(docId))!.revision)
-      expect(first.position).toBeLessThan(second.position)
+      expect(last!.revision).toBe((await engine.documents.get(docId))!.revision)
+      expect(first!.position).toBeLessThan(second!.position)
     }))
 })
