@@ -11,7 +11,7 @@ import { consoleHistoryRoutes } from './consoleHistory.js'
 import { consoleCommentRoutes } from './consoleComments.js'
 import { consoleFileRoutes } from './consoleFiles.js'
 import { consolePresenceRoutes } from './consolePresence.js'
-import { consoleAttributionRoutes } from './consoleAttribution.js'
+import { consoleReviewRoutes } from './consoleReview.js'
 import { consoleBrowserRoutes } from './consoleBrowser.js'
 import { consoleCoherenceRoutes } from './consoleCoherence.js'
 import { bearerToken, sameSecret } from '../auth/credentials.js'
@@ -65,7 +65,7 @@ export function consoleRoutes(services: Services, accessToken: string, sessions:
   app.route('/console/api', consoleCommentRoutes(services)) // review threads: the person comments, replies, decides
   app.route('/console/api', consoleFileRoutes(services)) // the person's editor: file tree, new, open, save, save as, close
   app.route('/console/api', consolePresenceRoutes(services)) // who is here: assistants and the person's other windows
-  app.route('/console/api', consoleAttributionRoutes(services)) // assistants' recent changes, for the editor's highlights
+  app.route('/console/api', consoleReviewRoutes(services)) // AI changes as suggestions: keep, undo, redo; the Review list
   app.route('/console/api', consoleBrowserRoutes(services)) // the Browser view: every tab, the live view, the person's input
   app.route('/console/api', consoleCoherenceRoutes(services)) // the Coherence panel: stale edges, resolutions, delegations
   app.get('/console/api/state', async (c) => c.json(await consoleState(services), 200, { 'cache-control': 'no-store' }))

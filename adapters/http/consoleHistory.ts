@@ -1,13 +1,14 @@
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
-import { documentTimeline, type CommentStateResolver } from '../../projections/history/history.js'
+import { documentTimeline, type CommentStateResolver, type EditSessionEntry } from '../../projections/history/history.js'
+import { positionOfRevision } from '../../core/documents/revision.js'
 import { USER } from '../../core/events/actor.js'
 import { isQuireError, QuireError } from '../../core/errors.js'
 import { restoreRevision } from '../../core/review/restore.js'
 import { diffRevisions } from '../../core/review/revisionDiff.js'
 import type { Services } from '../host/services.js'
 import type { ConsoleError } from './consoleApi.js'
-import type { HistoryDiff, HistoryItem, HistoryRestored, HistoryView } from './consoleHistoryApi.js'
+import type { HistoryDiff, HistoryItem, HistoryRestored, HistoryRestorePreview, HistoryView } from './consoleHistoryApi.js'
 
 type Status = 400 | 404 | 409
 
@@ -22,8 +23,9 @@ export interface ConsoleHistoryOptions {
 }
 
 /**
- * The History sidebar's API (contract in consoleHistoryApi.ts): a document's history, a diff of two revisions, the
- * person's restore of a revision and "Mark all reviewed". Mounted under `/console/api` after the token check.
+ * The History sidebar's API (contract in consoleHistoryApi.ts): a document's history, a diff of two revisions, what a
+ * restore would take out (asked before the person restores), the restore and "Mark all reviewed". Mounted under
+ * `/console/api` after the token check.
  */
 export function consoleHistoryRoutes(services: Services, options: ConsoleHistoryOptions = {}): Hono {
   const app = new Hono()
@@ -39,10 +41,23 @@ export function consoleHistoryRoutes(services: Services, options: ConsoleHistory
     const to = c.req.query('to')
     if (!from || !to) return fail(c, 'INVALID_ARGUMENT', 'expected ?from=rev-…&to=rev-…', 400)
     const diff = await diffRevisions(services.engine, await known(services, c.req.param('docId')), from, to)
-    if (diff.lines.reduce((sum, line) => sum + line.text.length, 0) > MAX_DIFF_CHARS) {
-      return fail(c, 'TOO_LARGE', 'these revisions are too large to show as a diff here; use `quire replay` for each', 400)
-    }
+    if (tooLarge(diff)) return fail(c, 'TOO_LARGE', 'these revisions are too large to show as a diff here; use `quire replay` for each', 400)
     return c.json<HistoryDiff>(diff, 200, NO_STORE)
+  })
+
+  // What a restore of `revision` would take out: the diff from the text now, and the person's own typing since.
+  app.get('/docs/:docId/restore-preview', async (c) => {
+    const revision = c.req.query('revision')
+    const restoredAt = revision === undefined ? undefined : positionOfRevision(revision)
+    if (revision === undefined || restoredAt === undefined) return fail(c, 'INVALID_ARGUMENT', 'expected ?revision=rev-…', 400)
+    const docId = await known(services, c.req.param('docId'))
+    const current = (await services.engine.documents.get(docId))?.revision ?? 'rev-0'
+    const diff = await diffRevisions(services.engine, docId, current, revision)
+    if (tooLarge(diff)) return fail(c, 'TOO_LARGE', 'these revisions are too large to show as a diff here; use `quire replay` for each', 400)
+    const yourEdits = (await documentTimeline(services.engine, docId)).filter(
+      (entry): entry is EditSessionEntry => entry.kind === 'edits' && (positionOfRevision(entry.revision) ?? 0) > restoredAt,
+    )
+    return c.json<HistoryRestorePreview>({ revision, current, diff, yourEdits }, 200, NO_STORE)
   })
 
   app.post('/docs/:docId/restore', async (c) => {
@@ -76,6 +91,8 @@ async function historyView(services: Services, docIdParam: string, options: Cons
     entries,
   }
 }
+
+const tooLarge = (diff: HistoryDiff): boolean => diff.lines.reduce((sum, line) => sum + line.text.length, 0) > MAX_DIFF_CHARS
 
 /** The document's id, or NOT_FOUND: the console names documents by id only (never by path). */
 async function known(services: Services, docId: string): Promise<string> {

@@ -138,9 +138,10 @@ describe('console review routes (in-process daemon, real HTTP)', () => {
     const docId = docOf(storyTab)
     const before = (await read(session, storyTab)).revision
     await personTypes(docId, (text) => text.insert(text.toString().indexOf('First') + 'First'.length, ' and foremost'))
+    const current = (await read(session, storyTab)).revision
     const head = session.quire.services.engine.store.headPosition
     const preview = await call<HistoryRestorePreview>('GET', `/docs/${docId}/restore-preview?revision=${before}`)
-    expect(preview).toMatchObject({ revision: before, current: (await read(session, storyTab)).revision })
+    expect(preview).toMatchObject({ revision: before, current })
     expect(preview.diff.lines.filter((line) => line.kind !== 'same').map((line) => [line.kind, line.text])).toEqual([
       ['removed', 'First and foremost.'],
       ['added', 'First.'],
