@@ -12,6 +12,7 @@ import { mcpWriteBenchmark } from './mcpWrite.js'
 import { nodesBenchmark } from './nodes.js'
 import { postgresBenchmark } from './postgres.js'
 import { readRecordBenchmark } from './readRecord.js'
+import { reviewBenchmark } from './review.js'
 import { rssBenchmark } from './rss.js'
 import { scalingBenchmark } from './scaling/index.js'
 import { transformBenchmark } from './transform.js'
@@ -31,7 +32,8 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
  * Environment (full runs only; a smoke run ignores the sizes): QUIRE_TRACE (trace file), QUIRE_BENCH_TMP (where temp
  * data dirs go), and per benchmark QUIRE_BENCH_APPEND_MS, QUIRE_BENCH_INGEST_RUNS, QUIRE_BENCH_COLD_RUNS,
  * QUIRE_BENCH_RSS_RUNS, QUIRE_BENCH_TRANSFORM_RUNS, QUIRE_BENCH_PATCH_RUNS, QUIRE_BENCH_VALIDATE_RUNS,
- * QUIRE_ACTIONLINT_CORPUS, QUIRE_BENCH_READ_CALLS (read-record's calls per round), QUIRE_BENCH_FANOUT_RATE, QUIRE_BENCH_FANOUT_MS; for the mcp-* benchmarks QUIRE_BENCH_MCP_MS
+ * QUIRE_ACTIONLINT_CORPUS, QUIRE_BENCH_READ_CALLS (read-record's calls per round), QUIRE_BENCH_REVIEW_BYTES,
+ * QUIRE_BENCH_REVIEW_EDITS, QUIRE_BENCH_REVIEW_CHANGES and QUIRE_BENCH_REVIEW_ROUNDS (the review benchmark's sizes), QUIRE_BENCH_FANOUT_RATE, QUIRE_BENCH_FANOUT_MS; for the mcp-* benchmarks QUIRE_BENCH_MCP_MS
  * (phase length) and QUIRE_BENCH_MCP_NODE_ARGS (Node flags for the servers, e.g. --cpu-prof); QUIRE_BENCH_BROWSER_MS
  * (the browser benchmark's phase length); QUIRE_BENCH_COHERENCE_FILES, QUIRE_BENCH_COHERENCE_ENTRIES and
  * QUIRE_BENCH_COHERENCE_APPENDS (the coherence workspace's size and the appends timed); QUIRE_BENCH_WORKFLOW_RUNS (samples
@@ -46,7 +48,7 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
 const benchmarks: readonly Benchmark[] = [
   appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, readRecordBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark,
   transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark, browserBenchmark, coherenceBenchmark,
-  workflowParseBenchmark, scalingBenchmark, postgresBenchmark, nodesBenchmark,
+  workflowParseBenchmark, scalingBenchmark, postgresBenchmark, nodesBenchmark, reviewBenchmark,
 ]
 
 const args = process.argv.slice(2)
