@@ -260,13 +260,17 @@ export class FileCommands {
     const current = this.workspace.state.tabs.get(tab.tabId)
     if (!current) return { ...written, saved: false, save_error: 'the tab was closed before its save ran; nothing was written' }
     if (current.path === null) return { ...written, saved: false, save_skipped: 'untitled' }
-    // The person's own unsaved edits are theirs to save (checked again where the save takes its text).
-    if (await this.documentCommands.read(current.docId, (document) => document?.personEditsUnsaved === true)) return { ...written, saved: false, save_skipped: 'person_unsaved' }
+    // An assistant does not save the person's unsaved edits behind their back (checked again where the save takes its
+    // text); the person's own write saves what they have.
+    const sparePersonEdits = caller.actor.kind === 'mcp'
+    if (sparePersonEdits && (await this.documentCommands.read(current.docId, (document) => document?.personEditsUnsaved === true))) {
+      return { ...written, saved: false, save_skipped: 'person_unsaved' }
+    }
     try {
       // Saved even when the text did not change: the file may hold something else by now (DOC.WRITE.5).
       // The save may have given the file its coherence identity (one more edit): the revision to write from next is
       // the saved one.
-      const { revision, journaled } = await this.persist(current, current.path, caller, { tool: 'document.write', sparePersonEdits: true })
+      const { revision, journaled } = await this.persist(current, current.path, caller, { tool: 'document.write', sparePersonEdits })
       return { ...written, revision, saved: true, journaled }
     } catch (error) {
       if (error instanceof PersonEditsUnsaved) return { ...written, saved: false, save_skipped: 'person_unsaved' }
