@@ -67,7 +67,7 @@ export class TabGuard {
 const withoutFragment = (url: string): string => url.replace(/#.*$/s, '')
 
 /** How long a window the guard stopped is remembered, for a person's tab that opened it to load it after all. */
-const ABORTED_KEPT_MS = 10_000
+const ABORTED_KEPT_MS = 30_000
 
 /**
  * Aborts the requests of pages that are not yet tabs (a window a page opened) in one browser context. A window of an

@@ -10,8 +10,9 @@ import { useEngineWithProfile } from './support/engineRig.js'
  */
 const rig = useEngineWithProfile()
 
+/** The person's window once it has loaded, polled for up to 15 s (a loaded machine is slow to open windows). */
 async function personsWindow(opener: string): Promise<PersonTabEntry | undefined> {
-  for (let polls = 0; polls < 200; polls++) {
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
     const popup = (await rig.engine.listTabs()).find((tab) => tab.tabId !== opener && tab.automationMode === 'human')
     if (popup?.title === 'How tides work | Fixture Gazette') return popup
     await sleep(25)
