@@ -81,7 +81,11 @@ async function changesOf(services: Services, docIdParam: string, all: boolean): 
   return { docId, revision: state?.revision ?? 'rev-0', changes }
 }
 
-const withSummary = (change: ChangeView): ReviewChange => ({ ...change, summary: hunksSummary(change.hunks) })
+const withSummary = (change: ChangeView): ReviewChange => ({
+  ...change,
+  summary: hunksSummary(change.hunks),
+  hunks: change.hunks.map((hunk) => ({ ...hunk, summary: hunksSummary([hunk]) })),
+})
 
 /**
  * Every assistant's pending change on the documents the person can reach from the console: those open in a tab and

@@ -74,8 +74,10 @@ describe('console history sidebar (Chromium)', () => {
     expect(new Set(colours).size).toBe(2)
     await screenshot(page, 'history-diff')
 
-    // Restore the older revision: a new change by the person, which the assistant then reads and the editor shows.
+    // Restore the older revision: asked first (what it takes out), then a new change by the person, which the
+    // assistant then reads and the editor shows.
     await page.locator(`.history-entry[data-kind="ai-write"][data-revision="${older}"] .history-restore`).click()
+    await page.locator('.restore-confirm .restore-ok').click()
     const restored = await eventually(() => read(tabId), (document) => document.content === '# Plan\n\n- draft\n- ship it\n')
     expect(restored.revision).not.toBe(older)
     await eventually(() => consoleEditor(page), (editor) => editor?.text === '# Plan\n\n- draft\n- ship it\n')

@@ -140,6 +140,7 @@ describe('review loop (Chromium)', () => {
 
     // The person restores the revision from before the AI's write; the assistant reads it back.
     await page.locator(`.history-entry[data-revision="${before.revision}"] .history-restore`).first().click()
+    await page.locator('.restore-confirm .restore-ok').click()
     const restored = await eventually(() => read(tabId), (document) => document.content === ORIGINAL)
     expect(restored.revision).not.toBe(written.revision)
     await eventually(() => consoleEditor(page), (editor) => editor?.text === ORIGINAL)

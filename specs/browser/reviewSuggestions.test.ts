@@ -139,6 +139,15 @@ describe('reviewing AI changes in the console (Chromium)', () => {
     await eventually(() => bar.locator('.review-count').textContent(), (text) => text === '3 AI changes to review')
     await expect(bar.locator('.review-undo-by').allTextContents()).resolves.toEqual(['Undo all by claude', 'Undo all by codex'])
     await eventually(() => shown(page, '.suggestion-inserted'), (found) => found.length === 3)
+    // Each change, each hunk with what it deleted and inserted, and Keep / Undo on both.
+    await bar.locator('.review-show').click()
+    await expect(bar.locator('.review-change .review-who').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/^claude \(AI\) · /),
+      expect.stringMatching(/^codex \(AI\) · /),
+      expect.stringMatching(/^claude \(AI\) · /),
+    ])
+    await expect(bar.locator('.review-hunk ins').allTextContents()).resolves.toEqual(['two by claude\n', 'three by codex\n', 'four by claude\n'])
+    await expect(bar.locator('.review-change').first().locator('.review-keep-change, .review-undo-change, .review-keep, .review-undo').count()).resolves.toBe(4)
     await screenshot(page, 'suggestions-review-bar')
     await bar.locator('.review-undo-by[data-agent="claude"]').click()
     await eventually(() => read(tabId), (document) => document.content === 'one\nthree by codex\n')

@@ -9,6 +9,8 @@ import { PanelsApi } from './panels/panelsApi.js'
 import { mountHistory } from './history/mountHistory.js'
 import { mountComments } from './comments/mountComments.js'
 import { mountFiles, type MountedFiles } from './files/mountFiles.js'
+import { FilesApi } from './files/filesApi.js'
+import { mountReview } from './review/mountReview.js'
 import { WhoIsHere } from './people/whoIsHere.js'
 import { showMarkTips } from './highlights/markTip.js'
 import { h } from './dom.js'
@@ -55,6 +57,15 @@ export class ConsoleApp {
     mountCoherence(shell, { window: () => this.currentWindow()?.label ?? 'main', refresh: () => void this.refresh() })
     mountHistory(shell, () => this.session?.tab.docId ?? null)
     mountComments(shell, () => this.session)
+    mountReview(shell, {
+      session: () => this.session,
+      head: () => this.state?.head ?? null,
+      openTab: (tabId) => this.activateTabId(tabId),
+      openPath: async (path) => {
+        await new FilesApi().open(path, this.currentWindow()?.label ?? 'main')
+        await this.refresh()
+      },
+    })
     this.files = mountFiles(shell, {
       window: () => this.currentWindow()?.label ?? 'main',
       activeTab: () => this.activeTab(),
@@ -103,6 +114,18 @@ export class ConsoleApp {
     }
     this.render()
     this.timer = setTimeout(() => void this.refresh(), POLL_MS)
+  }
+
+  /** Shows a tab, whichever window it is in (the Review list opens a document this way). */
+  private async activateTabId(tabId: string): Promise<void> {
+    const window = this.state?.windows.find((candidate) => candidate.tabs.some((tab) => tab.tabId === tabId))
+    const tab = window?.tabs.find((candidate) => candidate.tabId === tabId)
+    if (!window || !tab) return
+    if (window.label !== this.windowLabel) {
+      this.windowLabel = window.label
+      sessionStorage.setItem(WINDOW_KEY, window.label)
+    }
+    await this.activate(tab)
   }
 
   private async activate(tab: ConsoleTab): Promise<void> {

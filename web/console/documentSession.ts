@@ -6,6 +6,7 @@ import { receiveAssistantEdits } from './assistantEdits.js'
 import { Highlighter } from './highlights/highlighter.js'
 import { peerUser } from './identity.js'
 import { PresencePublisher, type EditorMode } from './presence.js'
+import { ReviewApi } from './review/reviewApi.js'
 import { mountSourceEditor } from './sourceEditor.js'
 import { mountWysiwygEditor } from './wysiwygEditor.js'
 
@@ -25,7 +26,7 @@ export function modesOf(kind: ConsoleTab['kind']): readonly EditorMode[] {
  */
 export class DocumentSession {
   readonly ydoc = new Y.Doc()
-  /** The assistants' recent changes and the open threads' anchors, marked in whichever editor is mounted. */
+  /** The assistants' pending changes (as suggestions) and the open threads' anchors, marked in whichever editor is mounted. */
   readonly highlights: Highlighter
   private readonly provider: WebsocketProvider
   private readonly presence: PresencePublisher
@@ -44,7 +45,7 @@ export class DocumentSession {
     private readonly onChange: () => void,
   ) {
     this.kind = tab.kind
-    this.highlights = new Highlighter(this.ydoc, tab.docId, () => this.editor)
+    this.highlights = new Highlighter(this.ydoc, tab.docId, () => this.editor, new ReviewApi())
     const remembered = sessionStorage.getItem(MODE_KEY(tab.tabId))
     const modes = modesOf(tab.kind)
     this.mode = modes.find((mode) => mode === remembered) ?? modes[0]!

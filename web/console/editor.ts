@@ -19,21 +19,30 @@ export interface ScreenRect {
   readonly bottom: number
 }
 
-/** A run of Yjs item ids (one client's consecutive clocks): what an assistant's change inserted. */
-export interface IdRun {
-  readonly client: number
-  readonly clock: number
-  readonly length: number
-}
-
-/** A marked range of the editor's text: an assistant's change, or a comment's anchor. */
+/** A marked range of the editor's text: an assistant's pending insertion, or a comment's anchor. */
 export interface EditorHighlight {
   readonly from: number
   readonly to: number
-  /** `ai-change`, `comment-anchor`, `comment-anchor active`. */
+  /** `ai-change suggestion-inserted`, `comment-anchor`, `comment-anchor active`. */
   readonly className: string
   /** Shown on hover: who, when, which revision; or the comment. */
   readonly title: string
+  /** `data-` attributes of the mark (a suggestion's change and hunk, for its card). */
+  readonly data?: Readonly<Record<string, string>>
+}
+
+/** Text an assistant's pending change deleted, drawn struck through where it was (never part of the editor's text). */
+export interface EditorDeletion {
+  readonly at: number
+  readonly text: string
+  readonly title: string
+  readonly data: Readonly<Record<string, string>>
+}
+
+/** Where offsets of the Markdown `source` are in an editor's own positions. */
+export interface SourcePositions {
+  /** `end`: the end of a range, kept in the text it ends. */
+  position(index: number, end?: boolean): number
 }
 
 /** One mounted editor (source or WYSIWYG) on a document; the session swaps them on a mode switch. */
@@ -50,12 +59,10 @@ export interface MountedEditor {
   readonly undoManager?: Y.UndoManager
   /** The selection as a range of the Markdown `source` (what comments anchor to); null when it cannot be placed. */
   selectionInSource(source: string): { readonly from: number; readonly to: number } | null
-  /** Where the characters of these item runs are in this editor (those still there), merged where adjacent. */
-  rangesOfItems(runs: readonly IdRun[]): Array<{ readonly from: number; readonly to: number }>
-  /** A range of the Markdown `source` in this editor's positions; null when it cannot be placed. */
-  rangeOfSource(source: string, from: number, to: number): { readonly from: number; readonly to: number } | null
-  /** Replaces the marked ranges (kept in place as the text changes until the next call). */
-  setHighlights(highlights: readonly EditorHighlight[]): void
+  /** How offsets of the Markdown `source` (the Y.Text's text now) map to this editor's positions; null while they cannot. */
+  mapSource(source: string): SourcePositions | null
+  /** Replaces the marked ranges and the drawn deletions (kept in place as the text changes until the next call). */
+  setHighlights(highlights: readonly EditorHighlight[], deletions?: readonly EditorDeletion[]): void
   destroy(): void
 }
 
@@ -74,4 +81,9 @@ export function watchEditorDom(dom: HTMLElement, presence: PresencePublisher): (
   return () => {
     for (const [type, listener] of listeners) dom.removeEventListener(type, listener, true)
   }
+}
+
+/** `data-` attributes from their names without the prefix. */
+export function dataAttributes(data: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(data ?? {}).map(([name, value]) => [`data-${name}`, value]))
 }

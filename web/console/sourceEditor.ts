@@ -2,11 +2,11 @@ import { defaultKeymap, indentWithTab } from '@codemirror/commands'
 import { markdown } from '@codemirror/lang-markdown'
 import { yaml } from '@codemirror/lang-yaml'
 import { EditorState, StateEffect, StateField } from '@codemirror/state'
-import { Decoration, EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers, type DecorationSet } from '@codemirror/view'
+import { Decoration, EditorView, WidgetType, drawSelection, highlightActiveLine, keymap, lineNumbers, type DecorationSet } from '@codemirror/view'
 import { yCollab, yUndoManagerKeymap } from 'y-codemirror.next'
 import * as Y from 'yjs'
-import { watchEditorDom, type EditorContext, type EditorHighlight, type MountedEditor } from './editor.js'
-import { rangesInText } from './highlights/itemRanges.js'
+import { dataAttributes, watchEditorDom, type EditorContext, type EditorDeletion, type EditorHighlight, type MountedEditor } from './editor.js'
+import { deletedTextElement, sameDeletion } from './highlights/deletedText.js'
 
 /** Replaces the marked ranges; between replacements they move with the text. */
 const replaceHighlights = StateEffect.define<DecorationSet>()
@@ -19,6 +19,24 @@ const highlights = StateField.define<DecorationSet>({
   },
   provide: (field) => EditorView.decorations.from(field),
 })
+
+/** Text an assistant's pending change deleted, drawn where it was. */
+class DeletedText extends WidgetType {
+  constructor(private readonly deletion: EditorDeletion) {
+    super()
+  }
+
+  override eq(other: DeletedText): boolean {
+    return sameDeletion(this.deletion, other.deletion)
+  }
+
+  toDOM(): HTMLElement {
+    return deletedTextElement(this.deletion)
+  }
+}
+
+/** The source editor's positions are offsets of `source` itself. */
+const IDENTITY = { position: (index: number) => index }
 
 /**
  * The source editor: CodeMirror 6 bound to the Y.Text `source` (the canonical content) through yCollab, which also
@@ -60,14 +78,16 @@ export function mountSourceEditor(context: EditorContext): MountedEditor {
     selectionInSource: () => ({ from: view.state.selection.main.from, to: view.state.selection.main.to }),
     text: () => view.state.doc.toString(),
     coordsAt: (pos) => view.coordsAtPos(pos),
-    // The editor's text is `source` itself: item indices and source offsets are its positions.
-    rangesOfItems: (runs) => rangesInText(ytext, runs),
-    rangeOfSource: (_source, from, to) => ({ from, to }),
-    setHighlights(marks: readonly EditorHighlight[]) {
+    // The editor's text is `source` itself: source offsets are its positions.
+    mapSource: (source) => (source.length === view.state.doc.length ? IDENTITY : null),
+    setHighlights(marks: readonly EditorHighlight[], deletions: readonly EditorDeletion[] = []) {
       const length = view.state.doc.length
-      const ranges = marks
-        .filter((mark) => mark.from < mark.to && mark.to <= length)
-        .map((mark) => Decoration.mark({ class: mark.className, attributes: { 'data-tip': mark.title } }).range(mark.from, mark.to))
+      const ranges = [
+        ...marks
+          .filter((mark) => mark.from < mark.to && mark.to <= length)
+          .map((mark) => Decoration.mark({ class: mark.className, attributes: { 'data-tip': mark.title, ...dataAttributes(mark.data) } }).range(mark.from, mark.to)),
+        ...deletions.filter((deletion) => deletion.at <= length).map((deletion) => Decoration.widget({ widget: new DeletedText(deletion), side: -1 }).range(deletion.at)),
+      ]
       view.dispatch({ effects: replaceHighlights.of(Decoration.set(ranges, true)) })
     },
     destroy() {

@@ -5,12 +5,12 @@ import { liftListItem, sinkListItem, splitListItem } from 'prosemirror-schema-li
 import { EditorState, Plugin, PluginKey, type Command } from 'prosemirror-state'
 import { Decoration, DecorationSet, EditorView } from 'prosemirror-view'
 import * as Y from 'yjs'
-import { absolutePositionToRelativePosition, relativePositionToAbsolutePosition, redo, undo, yCursorPlugin, ySyncPlugin, ySyncPluginKey, yUndoPlugin, yUndoPluginKey } from 'y-prosemirror'
+import { absolutePositionToRelativePosition, redo, undo, yCursorPlugin, ySyncPlugin, ySyncPluginKey, yUndoPlugin, yUndoPluginKey } from 'y-prosemirror'
 import { ASSISTANT_ORIGIN } from './assistantEdits.js'
 import { sourceRangeOf } from '../../core/markdown/sourceRange.js'
-import { watchEditorDom, type EditorContext, type EditorHighlight, type MountedEditor } from './editor.js'
-import { rangesInText, textsOf } from './highlights/itemRanges.js'
-import { wysiwygRangeOf } from './highlights/sourceToWysiwyg.js'
+import { dataAttributes, watchEditorDom, type EditorContext, type EditorDeletion, type EditorHighlight, type MountedEditor } from './editor.js'
+import { deletedTextElement } from './highlights/deletedText.js'
+import { sourceToWysiwyg } from './highlights/sourceToWysiwyg.js'
 import { markdownSchema } from './markdownSchema.js'
 
 /** Yjs types to the ProseMirror nodes they render (y-prosemirror's type, not re-exported from its entry). */
@@ -96,26 +96,25 @@ export function mountWysiwygEditor(context: EditorContext): MountedEditor {
     coordsAt: (pos) => (pos >= 0 && pos <= view.state.doc.content.size ? view.coordsAtPos(pos) : null),
     selectionInSource: (source) => sourceRangeOf(source, view.state.doc, view.state.selection.from, view.state.selection.to),
     undoManager: (yUndoPluginKey.getState(view.state) as { undoManager: Y.UndoManager } | undefined)?.undoManager,
-    rangesOfItems(runs) {
-      const mapping = (ySyncPluginKey.getState(view.state) as SyncState | undefined)?.binding?.mapping
-      if (!mapping) return []
-      const at = (type: Y.XmlText, index: number) =>
-        relativePositionToAbsolutePosition(context.ydoc, fragment, Y.createRelativePositionFromTypeIndex(type, index), mapping)
-      return textsOf(fragment).flatMap((text) =>
-        rangesInText(text, runs).flatMap((range) => {
-          const from = at(text, range.from)
-          const to = at(text, range.to)
-          return from === null || to === null || to <= from ? [] : [{ from, to }]
-        }),
-      )
-    },
-    rangeOfSource: (source, from, to) => wysiwygRangeOf(source, view.state.doc, from, to),
-    setHighlights(marks: readonly EditorHighlight[]) {
+    mapSource: (source) => sourceToWysiwyg(source, view.state.doc),
+    setHighlights(marks: readonly EditorHighlight[], deletions: readonly EditorDeletion[] = []) {
       if (view.isDestroyed) return
       const size = view.state.doc.content.size
-      const decorations = marks
-        .filter((mark) => mark.from < mark.to && mark.to <= size)
-        .map((mark) => Decoration.inline(mark.from, mark.to, { class: mark.className, 'data-tip': mark.title }))
+      const decorations = [
+        ...marks
+          .filter((mark) => mark.from < mark.to && mark.to <= size)
+          .map((mark) => Decoration.inline(mark.from, mark.to, { class: mark.className, 'data-tip': mark.title, ...dataAttributes(mark.data) })),
+        ...deletions
+          .filter((deletion) => deletion.at <= size)
+          .map((deletion) =>
+            Decoration.widget(deletion.at, () => deletedTextElement(deletion), {
+              side: -1,
+              ignoreSelection: true,
+              // The same deletion keeps its element across re-placements (no flicker under the pointer).
+              key: `deleted:${JSON.stringify([deletion.data, deletion.text, deletion.title])}`,
+            }),
+          ),
+      ]
       view.dispatch(view.state.tr.setMeta(highlightsKey, DecorationSet.create(view.state.doc, decorations)))
     },
     destroy() {

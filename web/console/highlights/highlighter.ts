@@ -1,8 +1,9 @@
 import * as Y from 'yjs'
-import type { AiChange, AiChanges } from '../../../adapters/http/consoleAttributionApi.js'
 import type { ConsoleCommentThread } from '../../../adapters/http/consoleCommentsApi.js'
-import type { EditorHighlight, MountedEditor } from '../editor.js'
-import { consoleRequest } from '../request.js'
+import type { DocumentChanges } from '../../../adapters/http/consoleReviewApi.js'
+import type { EditorDeletion, EditorHighlight, MountedEditor } from '../editor.js'
+import type { ReviewApi } from '../review/reviewApi.js'
+import { suggestionMarks } from '../review/suggestionMarks.js'
 
 /** A comment's anchor, decoded: relative positions in `source`. */
 interface Anchor {
@@ -14,37 +15,76 @@ interface Anchor {
 
 const decode = (base64: string): Y.RelativePosition => Y.decodeRelativePosition(Uint8Array.from(atob(base64), (char) => char.charCodeAt(0)))
 
+/** How many times in a row placing the marks waits for the editor before it waits for the next update instead. */
+const MAX_PUT_OFF = 10
+
+/** Fired on `document` whenever a document's pending changes were read again (the review bar follows it). */
+export const CHANGES_READ = 'quire:changes-read'
+
 /**
- * What the open editor marks in its text: the assistants' recent (unreviewed) changes, each with who made it, when
- * and the revision it made (on hover), and the anchored text of the comment threads the Comments sidebar shows.
- * Changes are fetched when the log moves; all marks are placed again, in the editor's own copy of
+ * What the open editor marks in its text: the assistants' pending changes as suggestions (inserted text marked,
+ * deleted text struck through where it was, who made it and when on hover; from the review API), and the anchored
+ * text of the comment threads the Comments sidebar shows. Changes are read again when the log moves (a keep or an
+ * undo anywhere moves it) and right after the person acts; all marks are placed again, in the editor's own copy of
  * the document, whenever it changes (a moment after, so a burst of typing places them once).
  */
 export class Highlighter {
-  private changes: readonly AiChange[] = []
+  private changes: DocumentChanges | null = null
   private anchors: readonly Anchor[] = []
   private activeComment: string | null = null
   private seen: string | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private destroyed = false
-  private readonly onUpdate = () => this.schedule()
+  /** Reads issued, and the newest whose answer was taken (answers can arrive out of order). */
+  private issued = 0
+  private taken = 0
+  /** Placements put off in a row because the editor could not place source offsets yet. */
+  private putOff = 0
+  private readonly onUpdate = () => {
+    this.putOff = 0
+    this.schedule()
+  }
 
   constructor(
     private readonly ydoc: Y.Doc,
     private readonly docId: string,
     private readonly editor: () => MountedEditor | undefined,
+    private readonly api: ReviewApi,
   ) {
     ydoc.on('update', this.onUpdate)
   }
 
-  /**
-   * The log has moved (`revision@head` from the console's state): a new revision may bring an AI change, and a
-   * review mark (which changes no revision) takes marks away. The server reads only what is new each time.
-   */
+  /** The document's pending changes as last read (null before the first answer). */
+  get pending(): DocumentChanges | null {
+    return this.changes
+  }
+
+  /** The log has moved (`revision@head` from the console's state): a change may have come, or been kept or undone. */
   logSeen(key: string): void {
     if (key === this.seen) return
     this.seen = key
-    void this.fetch()
+    void this.refresh()
+  }
+
+  /** Reads the pending changes now (after the person kept or undid one). */
+  async refresh(): Promise<void> {
+    const ticket = ++this.issued
+    try {
+      const answer = await this.api.changes(this.docId)
+      if (this.destroyed || ticket < this.taken) return
+      this.taken = ticket
+      this.take(answer)
+    } catch {
+      // Marks are a help, not the text: the next move of the log tries again.
+    }
+  }
+
+  /** Takes the pending changes an action answered with. */
+  take(changes: DocumentChanges): void {
+    if (this.destroyed || changes.docId !== this.docId) return
+    this.changes = changes
+    document.dispatchEvent(new CustomEvent(CHANGES_READ, { detail: { docId: this.docId } }))
+    this.schedule()
   }
 
   /** The threads the Comments sidebar shows (none while it is closed); resolved ones are not marked. */
@@ -74,34 +114,27 @@ export class Highlighter {
     this.ydoc.off('update', this.onUpdate)
   }
 
-  private async fetch(): Promise<void> {
-    try {
-      const answer = await consoleRequest<AiChanges>('GET', `/console/api/docs/${encodeURIComponent(this.docId)}/ai-changes`)
-      if (this.destroyed) return
-      this.changes = answer.changes
-      this.schedule()
-    } catch {
-      // Marks are a help, not the text: the next revision tries again.
-    }
-  }
-
   private apply(): void {
     const editor = this.editor()
     if (this.destroyed || !editor) return
-    const marks: EditorHighlight[] = []
-    for (const change of this.changes) {
-      const title = `${change.principal} (AI) · ${new Date(change.at).toLocaleString()} · ${change.revision}`
-      for (const range of editor.rangesOfItems(change.inserted)) marks.push({ ...range, className: 'ai-change', title })
-    }
     const text = this.ydoc.getText('source')
     const source = text.toString()
+    const map = editor.mapSource(source)
+    // The editor has not taken the latest update yet (WYSIWYG mid-sync): try again a few times, then at the next update.
+    if (!map) {
+      if (++this.putOff < MAX_PUT_OFF) this.schedule()
+      return
+    }
+    this.putOff = 0
+    const { marks, deletions }: { marks: EditorHighlight[]; deletions: EditorDeletion[] } = suggestionMarks(this.changes?.changes ?? [], text, map)
     for (const anchor of this.anchors) {
       const start = Y.createAbsolutePositionFromRelativePosition(anchor.start, this.ydoc)
       const end = Y.createAbsolutePositionFromRelativePosition(anchor.end, this.ydoc)
       if (!start || !end || start.type !== text || end.type !== text || end.index <= start.index) continue
-      const range = editor.rangeOfSource(source, start.index, end.index)
-      if (range) marks.push({ ...range, className: `comment-anchor${anchor.id === this.activeComment ? ' active' : ''}`, title: anchor.title })
+      const from = map.position(start.index)
+      const to = Math.max(from, map.position(end.index, true))
+      marks.push({ from, to, className: `comment-anchor${anchor.id === this.activeComment ? ' active' : ''}`, title: anchor.title })
     }
-    editor.setHighlights(marks)
+    editor.setHighlights(marks, deletions)
   }
 }

@@ -1,5 +1,11 @@
 import * as Y from 'yjs'
-import type { IdRun } from '../editor.js'
+
+/** A run of Yjs item ids: one client's consecutive clocks. */
+export interface IdRun {
+  readonly client: number
+  readonly clock: number
+  readonly length: number
+}
 
 export interface IndexRange {
   readonly from: number
@@ -33,13 +39,6 @@ export function rangesInText(type: Y.Text | Y.XmlText, runs: readonly IdRun[]): 
     index += item.length
   }
   return merge(ranges)
-}
-
-/** Every Y.XmlText inside a fragment, in document order. */
-export function textsOf(fragment: Y.XmlFragment): Y.XmlText[] {
-  const texts: Y.XmlText[] = []
-  for (const node of fragment.createTreeWalker(() => true)) if (node instanceof Y.XmlText) texts.push(node)
-  return texts
 }
 
 /** Sorted, with touching or overlapping ranges joined. */

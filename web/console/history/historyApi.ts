@@ -1,4 +1,4 @@
-import type { HistoryDiff, HistoryRestored, HistoryView } from '../../../adapters/http/consoleHistoryApi.js'
+import type { HistoryDiff, HistoryRestored, HistoryRestorePreview, HistoryView } from '../../../adapters/http/consoleHistoryApi.js'
 import { consoleRequest } from '../request.js'
 
 /** The History sidebar's calls (contract in adapters/http/consoleHistoryApi.ts), with the console's session cookie. */
@@ -11,6 +11,11 @@ export class HistoryApi {
   diff(docId: string, from: string, to: string): Promise<HistoryDiff> {
     const query = new URLSearchParams({ from, to })
     return this.call<HistoryDiff>('GET', `${this.doc(docId)}/diff?${query}`)
+  }
+
+  /** What restoring `revision` would take out, asked before the person restores it. */
+  restorePreview(docId: string, revision: string): Promise<HistoryRestorePreview> {
+    return this.call<HistoryRestorePreview>('GET', `${this.doc(docId)}/restore-preview?${new URLSearchParams({ revision })}`)
   }
 
   /** The person restores `revision`, having looked at the document as of `expectedRevision`. */

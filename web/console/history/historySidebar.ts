@@ -1,16 +1,19 @@
-import type { HistoryDiff, HistoryItem, HistoryView } from '../../../adapters/http/consoleHistoryApi.js'
+import type { HistoryDiff, HistoryItem, HistoryRestorePreview, HistoryView } from '../../../adapters/http/consoleHistoryApi.js'
 import { h } from '../dom.js'
+import type { ReviewApi } from '../review/reviewApi.js'
 import { renderDiff } from './diffView.js'
 import { renderEntry } from './historyEntry.js'
 import type { HistoryApi } from './historyApi.js'
+import { renderRestoreConfirm, renderRestoreDone } from './restoreConfirm.js'
 
 const POLL_MS = 1000
 
 /**
- * The History sidebar of the open document: its entries newest first (saves, `(mcp)` saves, AI writes, restores,
- * review marks), a diff of any two picked entries, "Restore this revision" on each, and "Mark all reviewed" with
- * the unreviewed count. It polls while open, and re-renders only when the history changed, so a poll never undoes
- * the person's picks.
+ * The History sidebar of the open document: its entries newest first (saves, `(mcp)` saves, AI writes with what each
+ * changed and Keep / Undo / Redo, restores, review marks, keeps and undos, the person's own editing sessions), a diff
+ * of any two picked entries, "Restore this revision" on each (which first says what it would take out and asks, then
+ * offers "Undo restore"), and "Mark all reviewed" with the unreviewed count. It polls while open, and re-renders only
+ * when the history changed, so a poll never undoes the person's picks.
  */
 export class HistorySidebar {
   readonly element = h('aside', { className: 'history-sidebar', attrs: { hidden: '', 'aria-label': 'History' } })
@@ -22,9 +25,14 @@ export class HistorySidebar {
   private error = ''
   private rendered = ''
   private timer: ReturnType<typeof setTimeout> | undefined
+  /** The restore the person asked for, waiting for their answer, with what it would take out. */
+  private confirming: HistoryRestorePreview | null = null
+  /** The last restore made here, which "Undo restore" undoes. */
+  private restored: { readonly revision: string; readonly change?: string; readonly undone: boolean } | null = null
 
   constructor(
     private readonly api: HistoryApi,
+    private readonly review: ReviewApi,
     /** The document the console shows now, or null. */
     private readonly currentDoc: () => string | null,
   ) {}
@@ -53,6 +61,8 @@ export class HistorySidebar {
       this.picked = []
       this.diff = null
       this.error = ''
+      this.confirming = null
+      this.restored = null
     }
     if (docId === null) return this.render()
     try {
@@ -65,7 +75,7 @@ export class HistorySidebar {
   }
 
   private render(force = false): void {
-    const key = JSON.stringify([this.docId, this.view, this.picked, this.diff?.from, this.diff?.to, this.error])
+    const key = JSON.stringify([this.docId, this.view, this.picked, this.diff?.from, this.diff?.to, this.error, this.confirming, this.restored])
     if (!force && key === this.rendered) return
     this.rendered = key
     const view = this.view
@@ -93,7 +103,8 @@ export class HistorySidebar {
           selected: this.picked.includes(entry.position),
           current: entry.revision === view.revision,
           onSelect: (selected) => void this.pick(entry, selected),
-          onRestore: () => void this.act(() => this.api.restore(view.docId, entry.revision, view.revision).then((answer) => void (this.view = answer.history))),
+          onRestore: () => void this.askRestore(view, entry.revision),
+          onReview: (action, change) => void this.act(() => this.review.act(view.docId, action, change).then(() => this.reload(view.docId))),
         }),
       ),
     )
@@ -101,7 +112,54 @@ export class HistorySidebar {
     const error = h('p', { className: 'history-error', text: this.error, attrs: { role: 'alert' } })
     error.hidden = this.error === ''
     const diff = this.diff ? renderDiff(this.diff, () => this.clearPicks()) : null
-    this.element.replaceChildren(heading, backlog, review, error, hint, ...(diff ? [diff] : []), list)
+    const asking = this.confirming ? [renderRestoreConfirm(this.confirming, () => void this.restore(view, this.confirming!.revision), () => this.cancelRestore())] : []
+    const restored = this.restored ? [renderRestoreDone(this.restored, () => void this.undoRestore(view.docId), () => this.dismissRestored())] : []
+    this.element.replaceChildren(heading, backlog, review, error, ...restored, ...asking, hint, ...(diff ? [diff] : []), list)
+  }
+
+  /** "Restore this revision": first what it would take out, and the question. */
+  private async askRestore(view: HistoryView, revision: string): Promise<void> {
+    this.restored = null
+    await this.act(async () => {
+      this.confirming = await this.api.restorePreview(view.docId, revision)
+    })
+    this.element.querySelector('.restore-confirm')?.scrollIntoView({ block: 'nearest' })
+  }
+
+  private cancelRestore(): void {
+    this.confirming = null
+    this.render()
+  }
+
+  /** The person said yes: restored as a new change, checked against the revision the question showed. */
+  private async restore(view: HistoryView, revision: string): Promise<void> {
+    const expected = this.confirming?.current ?? view.revision
+    this.confirming = null
+    await this.act(async () => {
+      const answer = await this.api.restore(view.docId, revision, expected)
+      this.view = answer.history
+      this.restored = { revision, ...(answer.change === undefined ? {} : { change: answer.change }), undone: false }
+    })
+  }
+
+  private async undoRestore(docId: string): Promise<void> {
+    const restored = this.restored
+    if (!restored?.change) return
+    await this.act(async () => {
+      await this.review.act(docId, 'undo', restored.change!)
+      this.restored = { ...restored, undone: true }
+      await this.reload(docId)
+    })
+  }
+
+  private dismissRestored(): void {
+    this.restored = null
+    this.render()
+  }
+
+  private async reload(docId: string): Promise<void> {
+    const view = await this.api.history(docId)
+    if (this.docId === docId) this.view = view
   }
 
   private async pick(entry: HistoryItem, selected: boolean): Promise<void> {

@@ -1,5 +1,6 @@
 import { h } from '../dom.js'
 import type { Shell } from '../shell.js'
+import { ReviewApi } from '../review/reviewApi.js'
 import { HistoryApi } from './historyApi.js'
 import { HistorySidebar } from './historySidebar.js'
 
@@ -8,7 +9,7 @@ import { HistorySidebar } from './historySidebar.js'
  * of the editor, for whichever document the console shows (`currentDoc`). Touches nothing else of the shell.
  */
 export function mountHistory(shell: Pick<Shell, 'modeSwitch' | 'editorHost'>, currentDoc: () => string | null): void {
-  const sidebar = new HistorySidebar(new HistoryApi(), currentDoc)
+  const sidebar = new HistorySidebar(new HistoryApi(), new ReviewApi(), currentDoc)
   const toggle = h('button', {
     className: 'history-toggle',
     text: 'History',
