@@ -7,36 +7,13 @@
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   TRANSPORTS, approvals, bytes, cli, decide, envelope, folder, ok, open, removeAll, rig, windowOf,
-  type ApprovalLine, type Json, type Rig, type Session, type Transport,
+  type ApprovalLine, type Json, type Rig, type Transport,
 } from '../support/conformance.js'
-
-/** A tool call made with a progress token (the SDK sets one when `onprogress` is given), cancellable through `signal`. */
-function callWithProgress(session: Session, name: string, args: Record<string, unknown>, signal?: AbortSignal) {
-  const notes: Progress[] = []
-  const result = session.client.callTool({ name, arguments: args }, CallToolResultSchema, {
-    onprogress: (progress) => notes.push(progress),
-    resetTimeoutOnProgress: true,
-    timeout: 120_000,
-    ...(signal === undefined ? {} : { signal }),
-  }) as Promise<CallToolResult>
-  // A cancelled call rejects; nobody may be left with an unhandled rejection before the test awaits it.
-  result.catch(() => {})
-  return { notes, result }
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+import { callWithProgress, until } from '../support/toolProgress.js'
 
 const structured = (result: CallToolResult): Json => result.structuredContent
 

@@ -4,33 +4,11 @@
  * they approve; a client that cancels the call withdraws the request, and nothing reaches the page. A real SDK client
  * over stdio and HTTP against Chromium, the person deciding through the real CLI.
  */
-import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it } from 'vitest'
 import type { FixtureSite } from '../browser-engine/support/fixtureSite.js'
 import { useBrowserRig } from '../support/browserRig.js'
-import { TRANSPORTS, approvals, cli, decide, type Rig, type Session, type Transport } from '../support/conformance.js'
-
-function callWithProgress(session: Session, args: Record<string, unknown>, signal?: AbortSignal) {
-  const notes: Progress[] = []
-  const result = session.client.callTool({ name: 'browser', arguments: args }, CallToolResultSchema, {
-    onprogress: (progress) => notes.push(progress),
-    resetTimeoutOnProgress: true,
-    timeout: 120_000,
-    ...(signal === undefined ? {} : { signal }),
-  }) as Promise<CallToolResult>
-  result.catch(() => {})
-  return { notes, result }
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+import { TRANSPORTS, approvals, cli, decide, type Rig, type Transport } from '../support/conformance.js'
+import { callWithProgress, until } from '../support/toolProgress.js'
 
 describe.each<Transport>(TRANSPORTS)('browser approvals with progress over %s', (transport) => {
   let r: Rig
@@ -54,7 +32,7 @@ describe.each<Transport>(TRANSPORTS)('browser approvals with progress over %s', 
   it('ISSUE27.3 an act waiting for its approval notifies progress past the 9 s it waits without a token, naming the request and the CLI command, and clicks once approved', async () => {
     const tabId = await open('/act-click.html')
     const earlier = new Set((await approvals(r.home)).map((entry) => entry.id))
-    const { notes, result } = callWithProgress(r.session, { action: 'act', tabId, operation: 'click', role: 'button', name: 'Save' })
+    const { notes, result } = callWithProgress(r.session, 'browser', { action: 'act', tabId, operation: 'click', role: 'button', name: 'Save' })
     const request = await until('the request', () => pendingAct(earlier))
     await until('progress past 10 s of waiting', () => (notes.length >= 6 ? true : undefined), 30_000)
     for (const note of notes) expect(note.message).toContain(`quire approvals approve ${request.id}`)
@@ -68,7 +46,7 @@ describe.each<Transport>(TRANSPORTS)('browser approvals with progress over %s', 
     const tabId = await open('/act-click.html')
     const earlier = new Set((await approvals(r.home)).map((entry) => entry.id))
     const controller = new AbortController()
-    const { notes, result } = callWithProgress(r.session, { action: 'act', tabId, operation: 'click', role: 'button', name: 'Covered' }, controller.signal)
+    const { notes, result } = callWithProgress(r.session, 'browser', { action: 'act', tabId, operation: 'click', role: 'button', name: 'Covered' }, controller.signal)
     const request = await until('the request', () => pendingAct(earlier))
     await until('a progress notification', () => (notes.length >= 1 ? true : undefined))
     controller.abort('the assistant gave up')
