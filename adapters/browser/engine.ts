@@ -427,7 +427,7 @@ export class BrowserEngine {
 
   /**
    * Aborts the requests of windows an assistant's page opens in `context` (navigationGuard.ts); in the person's
-   * profile only while an assistant's tab is open there (`release` when the last one goes).
+   * profile only while an assistant's tab is open there (#releasePopupGuard, when the last one closes).
    */
   async #guardPopups(context: BrowserContext): Promise<void> {
     let guard = this.#popupGuards.get(context)
@@ -604,7 +604,6 @@ export class BrowserEngine {
       let session: PageSession
       try {
         const context = await this.#contextFor(principal, automationMode, profile)
-        await this.#guardPopups(context)
         page = await context.newPage()
         session = await PageSession.attach(page, { allowDocument: (hop, mainFrame) => guard.allows(hop, mainFrame) })
       } catch (error) {
@@ -616,6 +615,8 @@ export class BrowserEngine {
         starts(-1)
       }
       const tab = this.#register(principal, automationMode, page, session, { guard, ...(profile !== undefined ? { profile: profile.name, profileOwner: profile.owner } : {}) })
+      // Once the tab counts (a last Shared tab closing meanwhile must not take the guard away) and before it loads.
+      await this.#guardPopups(page.context())
       if (profile !== undefined) await this.#named?.noteOrigin(profile.owner, profile.name, new URL(target).origin).catch(() => undefined)
       await options.beforeLoad?.(tab.id)
       return this.#navigate(tab, target, timeoutMs)

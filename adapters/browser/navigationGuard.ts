@@ -98,6 +98,8 @@ export class PopupGuard {
     this.#installed = undefined
     this.#stopped.clear()
     await installed.catch(() => undefined)
+    // Installed again meanwhile (a new assistant's tab): the route stays.
+    if (this.#installed !== undefined) return
     await this.#context.unroute('**/*', this.#handler).catch(() => undefined)
   }
 

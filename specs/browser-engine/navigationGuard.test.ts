@@ -14,7 +14,8 @@ const rig = useEngineWithProfile()
 async function personsWindow(opener: string): Promise<PersonTabEntry | undefined> {
   for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
     const popup = (await rig.engine.listTabs()).find((tab) => tab.tabId !== opener && tab.automationMode === 'human')
-    if (popup?.title === 'How tides work | Fixture Gazette') return popup
+    // Title and URL come from two DevTools sessions: both must have seen the article.
+    if (popup?.title === 'How tides work | Fixture Gazette' && popup.url === rig.site.url('/article.html')) return popup
     await sleep(25)
   }
   return undefined
