@@ -1,12 +1,12 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import * as Y from 'yjs'
 import type { ConsoleError } from '../../adapters/http/consoleApi.js'
 import type { HistoryRestorePreview } from '../../adapters/http/consoleHistoryApi.js'
 import type { DocumentChanges, ReviewActed, ReviewList } from '../../adapters/http/consoleReviewApi.js'
 import { startHttpServer, type HttpServer } from '../../adapters/http/daemon.js'
 import { connectInProcess, toolCaller, type Session } from '../support/mcpHarness.js'
 import { folder, inProcess, open, read, removeAll, write } from '../support/conformance.js'
+import { personTypes } from '../support/personTypes.js'
 
 /**
  * The console's review API (issue 26 item 3; adapters/http/consoleReview.ts) over real HTTP to a daemon in this
@@ -32,19 +32,6 @@ describe('console review routes (in-process daemon, real HTTP)', () => {
   }
   const docOf = (tabId: string) => session.quire.services.engine.views.workspace.state.tabs.get(tabId)!.docId
   const changes = (docId: string, all = false) => call<DocumentChanges>('GET', `/docs/${docId}/changes${all ? '?all=1' : ''}`)
-
-  /** The person types in the console: a peer's update made on a copy of the document. */
-  async function personTypes(docId: string, edit: (text: Y.Text) => void): Promise<void> {
-    const { engine } = session.quire.services
-    const state = (await engine.documents.get(docId))!
-    const typist = new Y.Doc()
-    Y.applyUpdate(typist, Y.encodeStateAsUpdate(state.ydoc))
-    const before = Y.encodeStateVector(typist)
-    edit(typist.getText('source'))
-    const update = Y.encodeStateAsUpdate(typist, before)
-    typist.destroy()
-    await (await engine.commands.documents.applyPeerUpdates(docId, [update], { kind: 'peer', peer: 'console-1' })).durable
-  }
 
   beforeAll(async () => {
     root = await folder('console-review', { 'list.md': 'alpha beta gamma\n', 'notes.md': 'one\n', 'story.md': 'First.\n\nSecond.\n' })
@@ -137,7 +124,7 @@ describe('console review routes (in-process daemon, real HTTP)', () => {
     const storyTab = await open(session, join(root, 'story.md'))
     const docId = docOf(storyTab)
     const before = (await read(session, storyTab)).revision
-    await personTypes(docId, (text) => text.insert(text.toString().indexOf('First') + 'First'.length, ' and foremost'))
+    await personTypes(session.quire.services.engine, docId, (text) => text.insert(text.toString().indexOf('First') + 'First'.length, ' and foremost'))
     const current = (await read(session, storyTab)).revision
     const head = session.quire.services.engine.store.headPosition
     const preview = await call<HistoryRestorePreview>('GET', `/docs/${docId}/restore-preview?revision=${before}`)

@@ -5,12 +5,13 @@
  * paragraphs they touched); a restore with its change id, undoable.
  */
 import { describe, expect, it } from 'vitest'
-import * as Y from 'yjs'
+import type * as Y from 'yjs'
 import { openEngine, type Engine } from '../../core/engine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { restoreRevision } from '../../core/review/restore.js'
 import { documentTimeline, type AiWriteEntry, type EditSessionEntry, type RestoreEntry, type ReviewActionEntry, type TimelineEntry } from '../../projections/history/history.js'
 import { changeSummary, hunksSummary } from '../../projections/history/wordSummary.js'
+import { personTypes } from '../support/personTypes.js'
 import { useTempHomes } from '../support/tempHome.js'
 
 const newHome = useTempHomes()
@@ -30,18 +31,6 @@ async function withClock(test: (engine: Engine, clock: { now: number }) => Promi
 
 async function created(engine: Engine, content: string): Promise<string> {
   return (await engine.commands.documents.create({ kind: 'markdown', content, path: null, title: 't', origin: 'untitled', actor: USER })).docId
-}
-
-/** The person types in the console: a peer's update made on a copy of the document. */
-async function personTypes(engine: Engine, docId: string, edit: (text: Y.Text) => void): Promise<void> {
-  const state = (await engine.documents.get(docId))!
-  const typist = new Y.Doc()
-  Y.applyUpdate(typist, Y.encodeStateAsUpdate(state.ydoc))
-  const before = Y.encodeStateVector(typist)
-  edit(typist.getText('source'))
-  const update = Y.encodeStateAsUpdate(typist, before)
-  typist.destroy()
-  await (await engine.commands.documents.applyPeerUpdates(docId, [update], { kind: 'peer', peer: 'console-1' })).durable
 }
 
 const typeAfter = (needle: string, typed: string) => (text: Y.Text) => text.insert(text.toString().indexOf(needle) + needle.length, typed)
