@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core'
 import { chromiumLauncher } from './chromium.js'
 import { runAct, type ActRequest, type ActSuccess } from './act.js'
 import { chromiumUnavailable } from './chromiumUnavailable.js'
@@ -14,13 +14,14 @@ import { PageSession } from './pageSession.js'
 import { redactUrl } from './url.js'
 import { BUILTIN_SITE_READERS } from './wikipediaReader.js'
 import type { ConsoleEntry } from './consoleRing.js'
+import { locateOnFrames } from './liveOutline.js'
 import { dispatchPersonInput, startScreencast } from './liveView.js'
 import { PersonProfile } from './personProfile.js'
 import { armCapture, type ArmedCapture, type CaptureSink } from './recorderCapture.js'
 import { NamedProfiles, type NamedProfileEntry } from './namedProfiles.js'
 import { captureSession, restoreSession } from './sessionSnapshot.js'
 import type { SessionSnapshot } from './savedSessions.js'
-import type { AutomationMode, PersonInput, PersonTabEntry, ScreencastFrame } from './personSide.js'
+import type { AutomationMode, LocatedOnFrames, PersonInput, PersonTabEntry, ScreencastFrame } from './personSide.js'
 import type { BrowserPosture } from '../../core/settings/events.js'
 import { judgeHop, type TabHold } from '../../core/browser/hold.js'
 import type { OwnServer } from '../../core/browser/ownAddress.js'
@@ -182,7 +183,6 @@ interface Tab {
 }
 
 const VIEWPORT = { width: 1280, height: 800 }
-const LOCATE_CAP = 5
 const LAUNCH_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run',
@@ -211,6 +211,26 @@ function blockedError(blocked: Omit<BlockedHop, 'seq' | 'mainFrame'>, tabId?: st
     return new BrowserError('BLOCKED_DESTINATION', `${blocked.url} is Quire's own address: an assistant's tab never loads it`, data)
   }
   return new BrowserError('BLOCKED_DESTINATION', `${blocked.url} is not a web page: an assistant's tab loads only http and https pages`, data)
+}
+
+/** How long a failed load's error page may take to commit before the failure is answered anyway. */
+const ERROR_PAGE_MS = 2_000
+
+/** Resolves once the page shows Chromium's error page, or after ERROR_PAGE_MS. */
+function errorPageCommitted(page: Page): Promise<void> {
+  if (page.url().startsWith('chrome-error:')) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      page.off('framenavigated', onNavigated)
+      resolve()
+    }
+    const onNavigated = (frame: Frame): void => {
+      if (frame === page.mainFrame() && frame.url().startsWith('chrome-error:')) done()
+    }
+    const timer = setTimeout(done, ERROR_PAGE_MS)
+    page.on('framenavigated', onNavigated)
+  })
 }
 
 function checkUrl(raw: string): string {
@@ -687,9 +707,12 @@ export class BrowserEngine {
         const gate = await detectGate(tab.session)
         ticket.settle({ status: 'loaded', navigationId: ticket.id, tabId: tab.id, url: redactUrl(tab.page.url()), title, generation: tab.generation, ...(gate ? { gate } : {}) })
       },
-      (error: Error) => {
+      async (error: Error) => {
         // A hop the guard stopped (a redirect, or the page moving on by itself as it loaded) is why it failed.
         const blocked = tab.guard?.stoppedSince(mark)
+        // Chromium commits its error page after the load has failed: a navigation made before that would be
+        // interrupted by it, so the ticket settles once it is there.
+        if (blocked !== undefined) await errorPageCommitted(tab.page)
         ticket.settle({
           status: 'failed', navigationId: ticket.id, tabId: tab.id, url: redactUrl(url), error: error.message.split('\n', 1)[0] ?? 'navigation failed',
           ...(blocked !== undefined ? { blocked } : {}),
@@ -1090,24 +1113,9 @@ export class BrowserEngine {
     })
   }
 
-  /**
-   * Where the elements an assistant asks to act on (by role and exact name) are in the tab's viewport, at most 5, so
-   * the person's live view can outline them next to the request. Playwright's own role matching, in its utility
-   * world: close to the agent's, and only a pointer for the person (the act matches again when it runs).
-   */
-  async locateForPerson(tabId: string, role: string, name: string): Promise<Array<{ x: number; y: number; width: number; height: number }>> {
-    return this.#use(async () => {
-      const tab = this.#personTab(tabId, false)
-      try {
-        const matches = tab.page.getByRole(role as Parameters<Page['getByRole']>[0], { name, exact: true })
-        const count = Math.min(LOCATE_CAP, await matches.count())
-        const boxes = await Promise.all(Array.from({ length: count }, (_, index) => matches.nth(index).boundingBox({ timeout: 500 }).catch(() => null)))
-        return boxes.filter((box) => box !== null)
-      } catch {
-        // A role Playwright does not know, or a page between documents: nothing to outline.
-        return []
-      }
-    })
+  /** Where the elements an assistant asks to act on are on the tab's live view (liveOutline.ts). */
+  async locateForPerson(tabId: string, role: string, name: string): Promise<LocatedOnFrames> {
+    return this.#use(() => locateOnFrames(this.#personTab(tabId, false).page, role, name))
   }
 
   /** The person's click, wheel or key on the live view, sent to the page; emits `person-input` (runs yield to it). */
