@@ -13,6 +13,7 @@ export const REGEX_TIME_LIMIT_MS = 1_000
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads')
 parentPort.on('message', ({ id, text, source, flags, from, to, limit }) => {
+  parentPort.postMessage({ id, started: true })
   try {
     const pattern = new RegExp(source, flags)
     pattern.lastIndex = from
@@ -33,14 +34,24 @@ parentPort.on('message', ({ id, text, source, flags, from, to, limit }) => {
 
 interface Answer {
   readonly id: number
+  /** The worker took the search up: its time limit runs from here. */
+  readonly started?: true
   readonly found?: number[]
   readonly error?: string
 }
 
 /**
+ * How long a worker may take to start and take a search up (loading a thread is slow on a busy machine); this is not
+ * the pattern's time, which is counted from when it starts.
+ */
+const WORKER_START_MS = 30_000
+
+/**
  * Regular expressions run on a worker thread with a time limit: a pattern that backtracks without end ((a+)+$ on a
  * long run of a's) would otherwise hold the whole process. Past the limit the worker is stopped (V8 interrupts the
- * match), the search answers TIMEOUT, and the next search starts a fresh worker. One pattern runs at a time.
+ * match), the search answers TIMEOUT, and the next search starts a fresh worker. The limit counts from when the worker
+ * takes the search up, so a thread slow to start on a busy machine is not taken for a runaway pattern. One pattern runs
+ * at a time.
  */
 class PatternRunner {
   private worker: Worker | undefined
@@ -65,6 +76,11 @@ class PatternRunner {
       }
       const onMessage = (answer: Answer): void => {
         if (answer.id !== id) return
+        if (answer.started === true) {
+          clearTimeout(timer)
+          timer = setTimeout(runaway, timeLimitMs)
+          return
+        }
         finish()
         if (answer.error !== undefined) reject(new QuireError('INVALID_ARGUMENT', `search could not run as a regular expression: ${answer.error}`))
         else resolve(pairs(answer.found ?? []))
@@ -73,7 +89,7 @@ class PatternRunner {
         finish()
         reject(new QuireError('INTERNAL', 'the regular expression worker stopped before it answered'))
       }
-      const timer = setTimeout(() => {
+      const runaway = (): void => {
         finish()
         this.stop(worker)
         reject(
@@ -83,7 +99,13 @@ class PatternRunner {
               'A pattern with nested repetition such as (a+)+ can take exponentially long: simplify it, narrow it with offset/length, or search for a literal text',
           ),
         )
-      }, timeLimitMs)
+      }
+      const unstarted = (): void => {
+        finish()
+        this.stop(worker)
+        reject(new QuireError('INTERNAL', `the regular expression worker did not start within ${WORKER_START_MS} ms`))
+      }
+      let timer = setTimeout(unstarted, WORKER_START_MS)
       worker.on('message', onMessage)
       worker.on('exit', onExit)
       worker.postMessage({ id, text, source: pattern.source, flags: pattern.flags, from, to, limit })
