@@ -88,12 +88,13 @@ const withSummary = (change: ChangeView): ReviewChange => ({
 })
 
 /**
- * Every assistant's pending change on the documents the person can reach from the console: those open in a tab and
- * those of the files opened before (reopening a file continues its document), newest first.
+ * Every assistant's pending change on the documents open in a tab, newest first. Only those: a closed document keeps
+ * its pending changes (reopening its file continues it, and shows them), and reading every document ever opened
+ * would load each of them into memory.
  */
 async function reviewList(services: Services): Promise<ReviewListItem[]> {
   const workspace = services.engine.views.workspace.state
-  const docIds = new Set([...[...workspace.tabs.values()].map((tab) => tab.docId), ...workspace.documentsByPath.values()])
+  const docIds = new Set([...workspace.tabs.values()].map((tab) => tab.docId))
   const items: ReviewListItem[] = []
   for (const docId of docIds) {
     const state = await services.engine.documents.get(docId)
@@ -103,7 +104,7 @@ async function reviewList(services: Services): Promise<ReviewListItem[]> {
     const tabs = workspace.tabsOfDocument(docId).sort((a, b) => Number(b.windowLabel === MAIN_WINDOW) - Number(a.windowLabel === MAIN_WINDOW))
     const path = state.meta?.path ?? null
     const title = path === null ? (state.meta?.title ?? docId) : basename(path)
-    for (const change of pending) items.push({ ...withSummary(change), docId, title, path, tabId: tabs[0]?.tabId ?? null })
+    for (const change of pending) items.push({ ...withSummary(change), docId, title, path, tabId: tabs[0]!.tabId })
   }
   // A change's id is its journal entry's log position: the log's order is the order they were made in.
   return items.sort((a, b) => (changeIdOf(b.id) ?? 0) - (changeIdOf(a.id) ?? 0))

@@ -8,7 +8,7 @@
  *   POST /console/api/docs/:docId/changes/redo     {change, hunks?}        → ReviewActed
  *   POST /console/api/docs/:docId/changes/keep-all {upToRevision}          → ReviewActed   ("Keep all")
  *   POST /console/api/docs/:docId/changes/undo-by  {agent, connection?, since?} → ReviewActed ("Undo all by …")
- *   GET  /console/api/review                                               → ReviewList (every document)
+ *   GET  /console/api/review                                               → ReviewList (every open document)
  *
  * `change` is a change's id (`ch-…`), `hunks` indexes of its hunks (all when absent). Errors are `{error, message}`:
  * 404 NOT_FOUND (no such document or change), 400 otherwise (not a change id, a hunk it does not have, nothing
@@ -87,11 +87,11 @@ export interface ReviewListItem extends ReviewChange {
   /** The file's name, or the untitled document's title. */
   readonly title: string
   readonly path: string | null
-  /** A tab open on the document (the one in the person's main window first), or null when none is. */
-  readonly tabId: string | null
+  /** A tab open on the document (one in the main window when there is one). */
+  readonly tabId: string
 }
 
 export interface ReviewList {
-  /** Every assistant's pending change on every document the person has open or has had open, newest first. */
+  /** Every assistant's pending change on every document open in a tab (in any window), newest first. */
   readonly changes: readonly ReviewListItem[]
 }

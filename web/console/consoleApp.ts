@@ -9,7 +9,6 @@ import { PanelsApi } from './panels/panelsApi.js'
 import { mountHistory } from './history/mountHistory.js'
 import { mountComments } from './comments/mountComments.js'
 import { mountFiles, type MountedFiles } from './files/mountFiles.js'
-import { FilesApi } from './files/filesApi.js'
 import { mountReview } from './review/mountReview.js'
 import { WhoIsHere } from './people/whoIsHere.js'
 import { showMarkTips } from './highlights/markTip.js'
@@ -61,10 +60,6 @@ export class ConsoleApp {
       session: () => this.session,
       head: () => this.state?.head ?? null,
       openTab: (tabId) => this.activateTabId(tabId),
-      openPath: async (path) => {
-        await new FilesApi().open(path, this.currentWindow()?.label ?? 'main')
-        await this.refresh()
-      },
     })
     this.files = mountFiles(shell, {
       window: () => this.currentWindow()?.label ?? 'main',

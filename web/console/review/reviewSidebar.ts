@@ -2,14 +2,13 @@ import type { ReviewList, ReviewListItem } from '../../../adapters/http/consoleR
 import { h } from '../dom.js'
 import type { ReviewActions } from './reviewActions.js'
 
-/** How the Review list reaches a document: a tab open on it, or its file. */
+/** How the Review list shows a document: the tab open on it. */
 export interface ReviewNavigation {
   openTab(tabId: string): Promise<void>
-  openPath(path: string): Promise<void>
 }
 
 /**
- * The Review list: every assistant's pending change on every document, newest first, each with who made it, in
+ * The Review list: every assistant's pending change on every open document, newest first, each with who made it, in
  * which document, when, and what it changed, with Open (the document in the editor, its suggestions shown), Keep and
  * Undo. A column beside the editor like History's; re-rendered only when the list changed.
  */
@@ -43,13 +42,7 @@ export class ReviewSidebar {
   }
 
   private item(change: ReviewListItem): HTMLElement {
-    const open = h('button', {
-      className: 'review-item-open',
-      text: 'Open',
-      attrs: { type: 'button' },
-      onClick: () => void (change.tabId !== null ? this.navigation.openTab(change.tabId) : change.path !== null ? this.navigation.openPath(change.path) : Promise.resolve()),
-    })
-    open.disabled = change.tabId === null && change.path === null
+    const open = h('button', { className: 'review-item-open', text: 'Open', attrs: { type: 'button' }, onClick: () => void this.navigation.openTab(change.tabId) })
     return h(
       'li',
       { className: 'review-item', attrs: { 'data-change': change.id, 'data-doc': change.docId } },
