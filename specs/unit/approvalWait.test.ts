@@ -15,7 +15,7 @@ describe('approval waits', () => {
   let quire: Quire
   beforeEach(async () => {
     const home = await tempDir('quire-approval-wait-')
-    quire = await openQuire(home, withTestStore(home))
+    quire = await openQuire(home, withTestStore(home, {}))
   })
   afterEach(async () => {
     await quire.close()
