@@ -1,9 +1,11 @@
 import { newId } from '../ids.js'
-import { dirname, sep } from 'node:path'
+import { basename, dirname, sep } from 'node:path'
 import type { ApprovalCommands, PersonWait } from '../approvals/commands.js'
 import { DISK, SYSTEM, type Actor } from '../events/actor.js'
 import type { Approval } from '../approvals/approvalsState.js'
-import type { DocumentCommands, SaveMark } from '../documents/commands.js'
+import type { DocumentCommands, SaveMark, WriteOutcome } from '../documents/commands.js'
+import { decideDocument } from '../documents/decider.js'
+import { applyTextEdits, unifiedDiff, type TextEdit } from '../edits/textEdits.js'
 import type { EditorGuards } from '../edits/editorGuards.js'
 import type { EditHooks } from '../documents/editHooks.js'
 import { tabWrite } from '../edits/tabWrite.js'
@@ -85,6 +87,16 @@ export interface WriteResponse {
   readonly save_skipped?: 'untitled' | 'opt_out' | 'person_unsaved'
   readonly save_error?: string
   readonly journaled?: Journaled
+}
+
+/** What `document.write` with `edits` and `dry_run: true` answers: the diff the edits would make, nothing changed. */
+export interface DryRunResponse {
+  readonly dry_run: true
+  readonly applied: false
+  /** The revision the diff was computed on: pass it as expected_revision to write exactly this. */
+  readonly revision: string
+  /** A git-style unified diff of the current text → the text the edits make. */
+  readonly diff: string
 }
 
 /**
@@ -247,14 +259,60 @@ export class FileCommands {
     await this.hooks.beforeTurn({ docId: tab.docId, operation: 'write', addresses })
     const outcome = await this.documentCommands.write({
       docId: tab.docId,
-      // Into the active WYSIWYG tab of a Markdown document, the text is what that editor makes of it: its
-      // serialization of the loaded text (DOC.WRITE.12–13); every other tab gets `content` verbatim (DOC.WRITE.14).
-      content: (_current, state) => (state.meta?.kind === 'markdown' && this.editors.showsWysiwyg(tab) ? throughEditor(content) : content),
+      content: (_current, state) => this.asTheEditorShows(tab, state, content),
       fromTabBase: true,
       expectedRevision,
       actor: caller.actor,
       ...tabWrite(tab, this.editors, this.hooks, { operation: 'write', implicitTab: tabId === undefined, addresses }),
     })
+    return this.saveAfterWrite(tab, outcome, save, caller)
+  }
+
+  /**
+   * `document.write` with `edits` (Quire's extension, docs/tools.md): each `old_text` replaced by its `new_text` in
+   * the text as it is when the write's turn comes (applyTextEdits: exact, unambiguous, one after the other), as one
+   * journaled write with everything a write has (STALE, ABORTED, BUSY, the review backlog, `addresses`, the save).
+   * With `dryRun`, nothing is changed or recorded: the answer is the unified diff the edits would make and the
+   * revision it was computed on.
+   */
+  async writeEdits(
+    tabId: string | undefined,
+    edits: readonly TextEdit[],
+    options: { readonly expectedRevision?: string; readonly save: boolean; readonly dryRun: boolean; readonly addresses?: readonly string[] },
+    caller: Caller,
+  ): Promise<WriteResponse | DryRunResponse> {
+    const tab = resolveTab(this.workspace.state, tabId)
+    if (options.dryRun) {
+      return this.documentCommands.read(tab.docId, (state) => {
+        if (!state?.meta) throw new QuireError('INVALID_TAB', `tab ${tab.tabId} has no document`)
+        decideDocument({ type: 'check-revision', expectedRevision: options.expectedRevision }, state)
+        const before = state.content
+        const after = this.asTheEditorShows(tab, state, applyTextEdits(before, edits).text)
+        return { dry_run: true as const, applied: false as const, revision: state.revision, diff: unifiedDiff(tab.path === null ? 'untitled' : basename(tab.path), before, after) }
+      })
+    }
+    await this.hooks.beforeTurn({ docId: tab.docId, operation: 'write', addresses: options.addresses })
+    const outcome = await this.documentCommands.write({
+      docId: tab.docId,
+      content: (current, state) => this.asTheEditorShows(tab, state, applyTextEdits(current, edits).text),
+      expectedRevision: options.expectedRevision,
+      actor: caller.actor,
+      detail: `${edits.length} edit${edits.length === 1 ? '' : 's'}`,
+      ...tabWrite(tab, this.editors, this.hooks, { operation: 'write', implicitTab: tabId === undefined, addresses: options.addresses }),
+    })
+    return this.saveAfterWrite(tab, outcome, options.save, caller)
+  }
+
+  /**
+   * Into the active WYSIWYG tab of a Markdown document, a text is what that editor makes of it: its serialization of
+   * the loaded text (DOC.WRITE.12–13); every other tab gets the text verbatim (DOC.WRITE.14).
+   */
+  private asTheEditorShows(tab: TabState, state: DocumentState, text: string): string {
+    return state.meta?.kind === 'markdown' && this.editors.showsWysiwyg(tab) ? throughEditor(text) : text
+  }
+
+  /** The save a write asks for, after it (DOC.WRITE.5–11): reported in the answer, never undoing the write. */
+  private async saveAfterWrite(tab: TabState, outcome: WriteOutcome, save: boolean, caller: Caller): Promise<WriteResponse> {
     const written = { revision: outcome.revision, applied: true as const, durable: outcome.durable }
     if (!save) return { ...written, saved: false, save_skipped: 'opt_out' }
     const current = this.workspace.state.tabs.get(tab.tabId)

@@ -11,7 +11,7 @@ import { TRANSPORTS, folder, logHead, ok, open, plain, read, removeAll, rig, wor
 const ACCEPTS = {
   session: 'session accepts: action.',
   workspace: 'workspace accepts: action, tabId, windowLabel, kind, filePath, folderPath, force.',
-  document: 'document accepts: action, tabId, content, kind, expected_revision, save, addresses, offset, length, outline, search, regex.',
+  document: 'document accepts: action, tabId, content, edits, dry_run, kind, expected_revision, save, addresses, offset, length, outline, search, regex.',
   workflow: 'workflow accepts: action, tabId, patches, expected_revision, addresses.',
   selection: 'selection accepts: action, tabId, content, expected_revision, addresses.',
   comments: 'comments accepts: action, tabId, cursor, commentId, body, expectedCommentGen.',

@@ -27,14 +27,18 @@ export const DOCUMENT_OUTPUTS = {
     z.object({ ...lookedUp, outline: z.array(heading) }),
     z.object({ ...lookedUp, matches: z.array(z.object({ line: z.int().positive(), offset, length: count, context: z.string() })) }),
   ]),
-  write: z.object({
-    revision,
-    applied: z.literal(true),
-    durable: z.boolean(),
-    saved: z.boolean(),
-    save_skipped: z.enum(['untitled', 'opt_out', 'person_unsaved']).optional(),
-    save_error: z.string().optional(),
-    journaled: journaled.optional(),
-  }),
+  write: z.union([
+    z.object({
+      revision,
+      applied: z.literal(true),
+      durable: z.boolean(),
+      saved: z.boolean(),
+      save_skipped: z.enum(['untitled', 'opt_out', 'person_unsaved']).optional(),
+      save_error: z.string().optional(),
+      journaled: journaled.optional(),
+    }),
+    // write {edits, dry_run: true}: the diff the edits would make, nothing changed.
+    z.object({ dry_run: z.literal(true), applied: z.literal(false), revision, diff: z.string() }),
+  ]),
   transform: rewriteOutput,
 }
