@@ -7,6 +7,7 @@ import { coldOpenBenchmark } from './coldOpen.js'
 import { fanoutBenchmark } from './fanout.js'
 import { ingestBenchmark } from './ingest.js'
 import { mcpFilesystemBenchmark } from './mcpFilesystem.js'
+import { mcpEditsBenchmark } from './mcpEdits.js'
 import { mcpThroughputBenchmark } from './mcpThroughput.js'
 import { mcpWriteBenchmark } from './mcpWrite.js'
 import { nodesBenchmark } from './nodes.js'
@@ -46,7 +47,7 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
  */
 
 const benchmarks: readonly Benchmark[] = [
-  appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, readRecordBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark,
+  appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, readRecordBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark, mcpEditsBenchmark,
   transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark, browserBenchmark, coherenceBenchmark,
   workflowParseBenchmark, scalingBenchmark, postgresBenchmark, nodesBenchmark, reviewBenchmark,
 ]
