@@ -24,29 +24,33 @@ const KEY_CODES: Readonly<Record<string, number>> = {
 const KEY_TEXT: Readonly<Record<string, string>> = { Enter: '\r', Tab: '' }
 const MODIFIER_ALT_CTRL_META = 1 | 2 | 4
 
-const inputSessions = new WeakMap<Page, Promise<CDPSession>>()
+const liveSessions = new WeakMap<Page, Promise<CDPSession>>()
 
-function inputSession(page: Page): Promise<CDPSession> {
-  let session = inputSessions.get(page)
+/** The DevTools session the person's input goes through (and the live view's measurements), one per page. */
+export function liveSession(page: Page): Promise<CDPSession> {
+  let session = liveSessions.get(page)
   if (!session) {
     session = page.context().newCDPSession(page)
-    // A failed start must not stay cached: the next event tries again.
-    session.catch(() => inputSessions.delete(page))
-    inputSessions.set(page, session)
+    // A failed start must not stay cached: the next call tries again.
+    session.catch(() => liveSessions.delete(page))
+    liveSessions.set(page, session)
   }
   return session
 }
 
 /**
  * Streams the tab's rendering: `onFrame` gets each picture the compositor draws (only when something changed, so a
- * still page sends one). Each frame is acknowledged at once, which lets Chromium send the next. Resolves with the
- * stopper once the first frame was asked for.
+ * still page sends one), with where the page was in it. Each frame is acknowledged at once, which lets Chromium send
+ * the next. Resolves with the stopper once the first frame was asked for.
  */
 export async function startScreencast(page: Page, onFrame: (frame: ScreencastFrame) => void): Promise<() => Promise<void>> {
   const cdp = await page.context().newCDPSession(page)
   cdp.on('Page.screencastFrame', ({ data, metadata, sessionId }) => {
     void cdp.send('Page.screencastFrameAck', { sessionId }).catch(() => undefined)
-    onFrame({ jpegBase64: data, width: Math.round(metadata.deviceWidth), height: Math.round(metadata.deviceHeight) })
+    onFrame({
+      jpegBase64: data, width: Math.round(metadata.deviceWidth), height: Math.round(metadata.deviceHeight), offsetTop: metadata.offsetTop,
+      viewport: { scrollX: metadata.scrollOffsetX ?? 0, scrollY: metadata.scrollOffsetY ?? 0, scale: metadata.pageScaleFactor },
+    })
   })
   const viewport = page.viewportSize() ?? { width: 1280, height: 800 }
   await cdp.send('Page.startScreencast', { format: 'jpeg', quality: FRAME_QUALITY, maxWidth: viewport.width, maxHeight: viewport.height, everyNthFrame: 1 })
@@ -74,7 +78,7 @@ const BUTTON_MASK = { left: 1, right: 2, middle: 4 } as const
 
 /** Sends one of the person's input events to the page, as the real input devices would. */
 export async function dispatchPersonInput(page: Page, input: PersonInput): Promise<void> {
-  const cdp = await inputSession(page)
+  const cdp = await liveSession(page)
   switch (input.kind) {
     case 'mouse': {
       const button = input.button ?? 'left'

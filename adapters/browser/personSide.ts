@@ -30,8 +30,8 @@ export interface PersonTabEntry {
 export type InputModifiers = number
 
 /**
- * One input event of the person's, at the page's viewport coordinates (CSS pixels, as the screencast frame's
- * `width` and `height` measure them).
+ * One input event of the person's, at the page's viewport coordinates (DIPs, as the screencast frame's `width` and
+ * `height` measure them).
  */
 export type PersonInput =
   | {
@@ -47,9 +47,39 @@ export type PersonInput =
   | { readonly kind: 'key'; readonly action: 'down' | 'up'; readonly key: string; readonly code: string; readonly modifiers?: InputModifiers }
   | { readonly kind: 'text'; readonly text: string }
 
-/** One picture of a tab's viewport, as a JPEG, with the viewport's size in CSS pixels. */
+/**
+ * Where the page is in a frame: the document point at the visual viewport's top left (CSS pixels times the page
+ * zoom, as DevTools reports a frame's scroll offset) and the pinch scale. A box measured at one viewport belongs only
+ * on frames showing the same one.
+ */
+export interface FrameViewport {
+  readonly scrollX: number
+  readonly scrollY: number
+  readonly scale: number
+}
+
+/**
+ * One picture of a tab's viewport, as a JPEG, with its size in DIPs (the person's input is at these coordinates, less
+ * `offsetTop`, the height of any browser bar drawn above the page) and where the page was in it.
+ */
 export interface ScreencastFrame {
   readonly jpegBase64: string
   readonly width: number
   readonly height: number
+  readonly offsetTop: number
+  readonly viewport: FrameViewport
+}
+
+/** A box on the live view's frames: DIPs from the visual viewport's top left, as the person's input is. */
+export interface FrameBox {
+  readonly x: number
+  readonly y: number
+  readonly width: number
+  readonly height: number
+}
+
+/** The boxes of the elements an assistant asks about (at most 5), and the viewport they were measured at. */
+export interface LocatedOnFrames {
+  readonly boxes: readonly FrameBox[]
+  readonly viewport: FrameViewport
 }

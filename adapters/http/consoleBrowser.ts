@@ -53,7 +53,7 @@ export function consoleBrowserRoutes(services: Services): Hono {
   app.get('/browser/tabs/:tabId/locate', async (c) => {
     const query = z.object({ role: z.string().min(1).max(64), name: z.string().max(1_000) }).strict().safeParse(c.req.query())
     if (!query.success) return fail(c, 'INVALID_ARGUMENT', 'expected ?role=ROLE&name=NAME', 400)
-    const body: BrowserLocated = { boxes: await browser.locateForPerson(c.req.param('tabId'), query.data.role, query.data.name) }
+    const body: BrowserLocated = await browser.locateForPerson(c.req.param('tabId'), query.data.role, query.data.name)
     return c.json(body, 200, NO_STORE)
   })
 

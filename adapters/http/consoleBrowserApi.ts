@@ -8,7 +8,8 @@
  *   POST /console/api/browser/tabs/:tabId/navigate {url} → BrowserTabOpened   (human tabs only)
  *   POST /console/api/browser/tabs/:tabId/close          → BrowserTabClosed   (human tabs only)
  *   GET  /console/api/browser/tabs/:tabId/frames         → text/event-stream: `frame` events (ScreencastFrame as
- *                                                          JSON), then one `closed` event when the tab is gone
+ *                                                          JSON: the JPEG, its size in DIPs, where the page is in
+ *                                                          it), then one `closed` event when the tab is gone
  *   POST /console/api/browser/tabs/:tabId/input  {input} → BrowserInputSent   (any tab: the person takes over)
  *   GET  /console/api/browser/tabs/:tabId/locate?role=R&name=N → BrowserLocated (where an asked-for element is)
  *   GET  /console/api/browser/runs                       → BrowserRuns        (workflow runs of this daemon's life)
@@ -22,8 +23,8 @@
  * Errors are `{error, message}` (ConsoleError): 400 bad input, 404 no such tab or run, 409 BROWSER_DISABLED (the Embedded
  * browser setting is off), 503 BROWSER_UNAVAILABLE.
  */
-export type { AutomationMode, PersonInput, PersonTabEntry, ScreencastFrame } from '../browser/personSide.js'
-import type { PersonTabEntry } from '../browser/personSide.js'
+export type { AutomationMode, FrameBox, FrameViewport, PersonInput, PersonTabEntry, ScreencastFrame } from '../browser/personSide.js'
+import type { LocatedOnFrames, PersonTabEntry } from '../browser/personSide.js'
 import type { BrowserPosture } from '../../core/settings/events.js'
 import type { RunStatus } from '../../core/browser/workflow/runs/events.js'
 import type { PendingApproval, StepStatus } from '../../core/browser/workflow/runs/state.js'
@@ -55,10 +56,11 @@ export interface BrowserFramesClosed {
   readonly reason: string
 }
 
-/** The element boxes (viewport CSS pixels) of a role and exact name, to outline on the live view; at most 5. */
-export interface BrowserLocated {
-  readonly boxes: ReadonlyArray<{ readonly x: number; readonly y: number; readonly width: number; readonly height: number }>
-}
+/**
+ * The element boxes of a role and exact name, to outline on the live view, at most 5: in the frames' DIPs, with the
+ * viewport they were measured at (drawn only over frames whose `viewport` is the same).
+ */
+export type BrowserLocated = LocatedOnFrames
 
 /** One step of a run as the console shows it: what kind, how far it got and why (never its text: inputs go in it). */
 export interface BrowserRunStep {

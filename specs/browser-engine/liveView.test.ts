@@ -106,11 +106,12 @@ describe('the person\'s live view and takeover', () => {
     await rig.engine.close('claude', ai.tabId)
   })
 
-  test('locateForPerson: the viewport box of an element named by role and exact name, for outlining it', async () => {
+  test('locateForPerson: the live-view box of an element named by role and exact name, for outlining it', async () => {
     const ai = await rig.engine.open('claude', rig.site.url('/takeover.html'))
-    expect(await rig.engine.locateForPerson(ai.tabId, 'button', 'Press me')).toEqual([{ x: 100, y: 100, width: 200, height: 80 }])
-    expect(await rig.engine.locateForPerson(ai.tabId, 'button', 'Press')).toEqual([])
-    expect(await rig.engine.locateForPerson(ai.tabId, 'no-such-role', 'Press me')).toEqual([])
+    const still = { scrollX: 0, scrollY: 0, scale: 1 }
+    expect(await rig.engine.locateForPerson(ai.tabId, 'button', 'Press me')).toEqual({ boxes: [{ x: 100, y: 100, width: 200, height: 80 }], viewport: still })
+    expect(await rig.engine.locateForPerson(ai.tabId, 'button', 'Press')).toEqual({ boxes: [], viewport: still })
+    expect(await rig.engine.locateForPerson(ai.tabId, 'no-such-role', 'Press me')).toEqual({ boxes: [], viewport: still })
     await rig.engine.close('claude', ai.tabId)
   })
 

@@ -140,6 +140,8 @@ describe('issue 24 item 6: the approval outline sits on the element the assistan
     const now = await inPage()
     const frameScroll = state.frameScroll ?? now.scroll
     const expected = { x: now.button.x + now.scroll.x - frameScroll.x, y: now.button.y + now.scroll.y - frameScroll.y, width: now.button.width, height: now.button.height }
+    // The steps keep the button in view: an outline of something out of view would be clipped away.
+    expect(expected.y >= 0 && expected.y + expected.height <= FRAME.height, `the button at ${JSON.stringify(expected)} is in view`).toBe(true)
     for (const outline of state.outlines) {
       const mapped = toFrame(state, outline)
       for (const key of ['x', 'y', 'width', 'height'] as const) {
@@ -156,7 +158,8 @@ describe('issue 24 item 6: the approval outline sits on the element the assistan
 
   /**
    * The person turns the wheel over the live view; from the first frame after it, whatever outline is drawn is on
-   * the button, and once drawn again it is too.
+   * the button, and once drawn again it is too. (At the console's device scale factor of 2 its wheel event carries
+   * half playwright's delta, so the page scrolls half as far.)
    */
   async function personScrolls(deltaY: number): Promise<void> {
     const before = await inPage()
@@ -195,7 +198,7 @@ describe('issue 24 item 6: the approval outline sits on the element the assistan
     }
     await call('browser', { action: 'navigate', tabId, url: `${origin}/zoomed` })
     await eventually(() => page.locator('.browser-approval').isHidden(), (hidden) => hidden)
-    await personScrolls(600)
+    await personScrolls(1680)
     await askToClick()
     await outlineSettles()
     await personScrolls(200)

@@ -1,9 +1,10 @@
-import type { BrowserRecording, BrowserRun, BrowserTabs, PersonTabEntry, ScreencastFrame } from '../../../adapters/http/consoleBrowserApi.js'
+import type { BrowserLocated, BrowserRecording, BrowserRun, BrowserTabs, PersonTabEntry, ScreencastFrame } from '../../../adapters/http/consoleBrowserApi.js'
 import type { PanelApproval } from '../../../adapters/http/consolePanelsApi.js'
 import { h } from '../dom.js'
 import { actTarget, ApprovalBanner, browserApprovalsFor } from './approvalBanner.js'
 import type { BrowserApi } from './browserApi.js'
 import { LiveInput } from './liveInput.js'
+import { onPicture, pictureRect, sameViewport, type FrameGeometry } from './liveFrame.js'
 import { RecordControl } from './recordControl.js'
 import { isActiveRun, RunsPanel } from './runsPanel.js'
 import { SavedPanel, type SavedKind } from './savedPanel.js'
@@ -24,9 +25,10 @@ export class BrowserView {
   readonly #note = h('span', { className: 'browser-note' })
   readonly #error = h('div', { className: 'browser-error', attrs: { role: 'alert', hidden: '' } })
   readonly #live = h('img', { className: 'browser-live', attrs: { alt: 'Live view of the tab', tabindex: '0', draggable: 'false', hidden: '', 'data-frames': '0' } })
-  /** Outlines over the live view: the elements a pending act request is about. */
-  readonly #outlines = h('div', { className: 'browser-outlines', attrs: { 'aria-hidden': 'true' } })
+  /** Outlines over the live view's picture (clipped to it): the elements a pending act request is about. */
+  readonly #outlines = h('div', { className: 'browser-outlines', attrs: { 'aria-hidden': 'true', hidden: '' } })
   readonly #empty = h('p', { className: 'browser-empty', text: 'No tab open. Choose "New tab" and type an address, or wait for an assistant to open one.' })
+  readonly #stage: HTMLElement
   readonly #banner: ApprovalBanner
   readonly #input: LiveInput
   readonly #runsPanel: RunsPanel
@@ -45,8 +47,15 @@ export class BrowserView {
   #drafting = false
   #frames: EventSource | null = null
   #framesOf: string | null = null
-  #viewport: { width: number; height: number } | null = null
+  /** The frame the live view paints (the person clicks on what they see), and the one still loading. */
+  #frame: FrameGeometry | null = null
+  #loading: FrameGeometry | null = null
   #frameCount = 0
+  /** The element a pending act request names on the shown tab, and where it was last found on the frames. */
+  #target: OutlineTarget | null = null
+  #located: { readonly target: OutlineTarget; readonly found: BrowserLocated } | null = null
+  #locating: Promise<void> | null = null
+  #locateAgain = false
 
   constructor(private readonly api: BrowserApi, openApprovals: () => void, allow: (approvalId: string) => Promise<unknown>) {
     this.#banner = new ApprovalBanner(openApprovals)
@@ -59,7 +68,7 @@ export class BrowserView {
       await this.api.stopRecording(tabId)
       await this.refreshRecordings()
     }))
-    this.#input = new LiveInput(this.#live, () => this.#viewport, (input) => this.#selected === null ? Promise.resolve() : this.api.input(this.#selected, input), (error) => this.#report(error))
+    this.#input = new LiveInput(this.#live, () => this.#frame, (input) => this.#selected === null ? Promise.resolve() : this.api.input(this.#selected, input), (error) => this.#report(error))
     const form = h(
       'form',
       { className: 'browser-address' },
@@ -75,6 +84,9 @@ export class BrowserView {
       event.preventDefault()
       void this.#go()
     })
+    this.#stage = h('div', { className: 'browser-stage' }, this.#banner.element, this.#live, this.#outlines, this.#empty)
+    this.#live.addEventListener('load', () => this.#painted())
+    new ResizeObserver(() => this.#drawOutlines()).observe(this.#live)
     this.element = h(
       'section',
       { className: 'browser-view', attrs: { hidden: '', 'aria-label': 'Browser' } },
@@ -84,7 +96,7 @@ export class BrowserView {
       h(
         'div',
         { className: 'browser-body' },
-        h('div', { className: 'browser-stage' }, this.#banner.element, this.#live, this.#outlines, this.#empty),
+        this.#stage,
         this.#side,
       ),
     )
@@ -197,23 +209,57 @@ export class BrowserView {
     const about = browserApprovalsFor(pending, tab)
     this.#banner.update(about)
     const target = about.map(actTarget).find((found) => found !== null)
-    const boxes = tab && target ? (await this.api.locate(tab.tabId, target.role, target.name).catch(() => ({ boxes: [] }))).boxes : []
-    this.#outline(tab && this.#current()?.tabId === tab.tabId ? boxes : [])
+    this.#target = tab && target ? { tabId: tab.tabId, ...target } : null
+    this.#drawOutlines()
+    await this.#locate()
   }
 
-  /** Draws the boxes (viewport CSS pixels) over the live view, scaled as the frames are. */
-  #outline(boxes: ReadonlyArray<{ x: number; y: number; width: number; height: number }>): void {
-    const viewport = this.#viewport
-    if (!viewport || this.#live.hidden || this.#live.clientWidth === 0) return void this.#outlines.replaceChildren()
-    const scale = this.#live.clientWidth / viewport.width
-    this.#outlines.replaceChildren(...boxes.map((box) => {
-      const outline = h('div', { className: 'browser-outline' })
-      outline.style.left = `${this.#live.offsetLeft + box.x * scale}px`
-      outline.style.top = `${this.#live.offsetTop + box.y * scale}px`
-      outline.style.width = `${box.width * scale}px`
-      outline.style.height = `${box.height * scale}px`
-      return outline
-    }))
+  /**
+   * Asks the engine where the target is now: one question at a time, and one more when asked meanwhile (a frame
+   * showed the page moved while the answer was on its way).
+   */
+  #locate(): Promise<void> {
+    if (this.#locating) {
+      this.#locateAgain = true
+      return this.#locating
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.#locateAgain = false
+        const target = this.#target
+        if (!target) return
+        // A failed question changes nothing: the boxes drawn stay only as long as the frames show the page there.
+        const found = await this.api.locate(target.tabId, target.role, target.name).catch(() => null)
+        if (found) this.#located = { target, found }
+        this.#drawOutlines()
+      } while (this.#locateAgain)
+    }
+    this.#locating = run().finally(() => (this.#locating = null))
+    return this.#locating
+  }
+
+  /**
+   * Draws the target's boxes over the picture, only while the painted frame shows the page where they were measured:
+   * an outline from before a scroll or a zoom would sit on something else.
+   */
+  #drawOutlines(): void {
+    const target = this.#target
+    const located = this.#located
+    const frame = this.#frame
+    const picture = this.#live.hidden ? null : pictureRect(this.#live)
+    const shown = target !== null && located !== null && frame !== null && picture !== null && this.#framesOf === target.tabId
+      && sameTarget(located.target, target) && sameViewport(located.found.viewport, frame.viewport)
+    this.#outlines.hidden = !shown
+    if (!shown) return void this.#outlines.replaceChildren()
+    // The layer covers the picture exactly, in the stage's scrolled content (it is positioned in the stage).
+    const stage = this.#stage.getBoundingClientRect()
+    place(this.#outlines, {
+      left: picture.left - stage.left - this.#stage.clientLeft + this.#stage.scrollLeft,
+      top: picture.top - stage.top - this.#stage.clientTop + this.#stage.scrollTop,
+      width: picture.width,
+      height: picture.height,
+    })
+    this.#outlines.replaceChildren(...located.found.boxes.map((box) => place(h('div', { className: 'browser-outline' }), onPicture(box, frame, picture))))
   }
 
   /** Leaves the view: no frames stream while nobody looks. */
@@ -312,14 +358,16 @@ export class BrowserView {
   #startFrames(tabId: string): void {
     this.#stopFrames()
     this.#framesOf = tabId
-    this.#viewport = null
+    this.#frame = null
+    this.#loading = null
     this.#frameCount = 0
+    this.#drawOutlines()
     const frames = this.api.frames(tabId)
     this.#frames = frames
     frames.addEventListener('frame', (event) => {
-      const frame = JSON.parse((event as MessageEvent<string>).data) as ScreencastFrame
-      this.#viewport = { width: frame.width, height: frame.height }
-      this.#live.src = `data:image/jpeg;base64,${frame.jpegBase64}`
+      const { jpegBase64, ...frame } = JSON.parse((event as MessageEvent<string>).data) as ScreencastFrame
+      this.#loading = frame
+      this.#live.src = `data:image/jpeg;base64,${jpegBase64}`
       // How many frames of which tab the view showed: what a test (or a curious person) can check it by.
       this.#live.dataset.framesOf = tabId
       this.#live.dataset.frames = String(++this.#frameCount)
@@ -329,6 +377,22 @@ export class BrowserView {
       this.#stopFrames()
       void this.refresh().catch(() => undefined)
     })
+  }
+
+  /**
+   * A frame's picture is in the img: from now on the person sees (and clicks on) the page where that frame shows it,
+   * which the view says in data-scroll-x, data-scroll-y and data-scale. The outlines follow; a page that moved since
+   * they were measured has them measured again.
+   */
+  #painted(): void {
+    const frame = this.#loading
+    if (!frame) return
+    this.#frame = frame
+    this.#live.dataset.scrollX = String(frame.viewport.scrollX)
+    this.#live.dataset.scrollY = String(frame.viewport.scrollY)
+    this.#live.dataset.scale = String(frame.viewport.scale)
+    if (this.#target && this.#located && !sameViewport(this.#located.found.viewport, frame.viewport)) void this.#locate()
+    this.#drawOutlines()
   }
 
   #stopFrames(): void {
@@ -346,6 +410,22 @@ export class BrowserView {
     this.#error.hidden = true
     this.#error.textContent = ''
   }
+}
+
+interface OutlineTarget {
+  readonly tabId: string
+  readonly role: string
+  readonly name: string
+}
+
+const sameTarget = (a: OutlineTarget, b: OutlineTarget): boolean => a.tabId === b.tabId && a.role === b.role && a.name === b.name
+
+function place<T extends HTMLElement>(element: T, rect: { left: number; top: number; width: number; height: number }): T {
+  element.style.left = `${rect.left}px`
+  element.style.top = `${rect.top}px`
+  element.style.width = `${rect.width}px`
+  element.style.height = `${rect.height}px`
+  return element
 }
 
 /** What a person types in an address bar: `example.org` means https://example.org. */

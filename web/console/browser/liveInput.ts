@@ -1,4 +1,5 @@
 import type { PersonInput } from '../../../adapters/http/consoleBrowserApi.js'
+import { pagePoint, pictureRect, type FrameGeometry } from './liveFrame.js'
 
 /**
  * The person's mouse, wheel and keys on the live view, turned into input events at the page's viewport coordinates
@@ -12,8 +13,8 @@ export class LiveInput {
 
   constructor(
     private readonly surface: HTMLImageElement,
-    /** The page's viewport size in CSS pixels (from the latest frame), or null before the first frame. */
-    private readonly viewport: () => { width: number; height: number } | null,
+    /** The frame shown (its size and where the page is in it), or null before the first frame. */
+    private readonly frame: () => FrameGeometry | null,
     private readonly send: (input: PersonInput) => Promise<unknown>,
     private readonly onError: (error: unknown) => void,
   ) {
@@ -60,13 +61,10 @@ export class LiveInput {
   }
 
   #at(event: MouseEvent): { x: number; y: number } | null {
-    const viewport = this.viewport()
-    const box = this.surface.getBoundingClientRect()
-    if (!viewport || box.width === 0 || box.height === 0) return null
-    return {
-      x: Math.round(((event.clientX - box.left) / box.width) * viewport.width),
-      y: Math.round(((event.clientY - box.top) / box.height) * viewport.height),
-    }
+    const frame = this.frame()
+    const picture = pictureRect(this.surface)
+    if (!frame || !picture) return null
+    return pagePoint(event.clientX, event.clientY, frame, picture)
   }
 
   #pointer(event: MouseEvent, action: 'down' | 'up' | 'move'): void {
