@@ -82,7 +82,7 @@ function applyPersonEdit(person: WysiwygPerson, edit: PersonEdit): Promise<void>
     if (blocks.length === 0) return
     const { node, start } = blocks[edit.block % blocks.length]!
     const size = node.content.size
-    const at = start + (edit.at % (size + 1))
+    const at = start + ('at' in edit ? edit.at % (size + 1) : 0)
     switch (edit.kind) {
       case 'type':
         tr.insert(at, markdownSchema.text(edit.text, tr.doc.resolve(at).marks()))
