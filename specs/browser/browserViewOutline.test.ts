@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openQuire, type Quire } from '../../adapters/host/quire.js'
 import { startHttpServer, type HttpServer } from '../../adapters/http/daemon.js'
 import { eventually, launchChromium, screenshot } from '../support/browser.js'
-import { connectInProcess, tempDir } from '../support/mcpHarness.js'
+import { connectInProcess, tempDir, toolCaller } from '../support/mcpHarness.js'
 
 /** The engine's viewport, in the DIPs the frames and the person's input are measured in. */
 const FRAME = { width: 1280, height: 800 }
@@ -48,11 +48,11 @@ describe('issue 24 item 6: the approval outline sits on the element the assistan
   let tabId: string
   const asked: Array<Promise<unknown>> = []
 
+  /** The assistant's tool call, its result checked against the tool's output schema (mcpHarness's toolCaller). */
   async function call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const result = await claude.client.callTool({ name: tool, arguments: args })
-    const first = (result.content as { type: string; text?: string }[])[0]
-    if (result.isError === true) throw new Error(`${tool} ${String(args.action)}: ${first?.text ?? ''}`)
-    return result.structuredContent as Record<string, unknown>
+    const result = await toolCaller(claude.client)(tool, args)
+    if (result.isError) throw new Error(`${tool} ${String(args.action)}: ${result.text}`)
+    return result.structured ?? {}
   }
 
   beforeAll(async () => {
