@@ -1,8 +1,8 @@
-import { subscribeCatchingUp, type DurableListener } from '../../core/log/subscription.js'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import type { EventRegistry } from '../../core/events/schema.js'
 import { settlesWithin } from '../../core/deadline.js'
+import { AppendPipeline, validateAppends, type AssignedStream } from '../../core/log/appendPipeline.js'
 import { EventStoreError, InvalidAppendError, JournalWriteError, StoreClosedError } from '../../core/log/errors.js'
 import type {
   AppendedBatch,
@@ -15,11 +15,9 @@ import type {
   StreamHead,
   StreamRange,
 } from '../../core/log/eventLog.js'
-import { assertExpectedVersion, NO_CONCURRENCY_CHECK } from '../../core/log/expectedVersion.js'
 import { addEventVersion, assertReadableBy, notCovered } from '../../core/log/eventVersions.js'
-import { GroupCommitter } from '../../core/log/groupCommit.js'
 import { isValidStreamName } from '../../core/log/keys.js'
-import { decodeChunk, encodeChunk, type StoredEvent } from '../../core/log/record.js'
+import { decodeChunk, encodeChunk } from '../../core/log/record.js'
 import { migrate, quotedSchema } from './schema.js'
 import { asUnreachable, isUnreachable, LogUnreachableError } from './unreachable.js'
 import { WriterLease } from './writerLease.js'
@@ -69,15 +67,6 @@ interface StoredRow {
   readonly stream_version: number
   readonly record: Buffer
 }
-
-/** An append not yet settled, with the heads its streams had before it (to restore if it fails). */
-interface Unsettled {
-  readonly lastPosition: number
-  readonly epoch: number
-  readonly before: readonly (readonly [string, StreamHead])[]
-}
-
-type Listener = DurableListener
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
 /** The GroupCommitter's default, used for taking the lease too. */
@@ -136,23 +125,14 @@ const types = {
  * Needs a session-level connection (direct, or a pooler in session mode): the lease is a session lock.
  */
 export class PostgresEventLog implements EventLog {
-  private readonly heads = new Map<string, StreamHead>()
-  private readonly headLoads = new Map<string, Promise<StreamHead>>()
-  private readonly listeners = new Set<Listener>()
-  private readonly quarantined = new Map<number, QuarantinedRecord>()
   /** `event_versions` as far as this node knows: read on open, grown by its own commits (other nodes' growth it may repeat). */
   private readonly recordedVersions: Map<string, number>
-  private readonly committer: GroupCommitter<EventRow>
+  private readonly pipeline: AppendPipeline<EventRow>
   private readonly lease: WriterLease
   private readonly instance = randomUUID()
   private readonly sql: Statements
   private readonly leaseKey: string
   private readonly channel: string
-  private nextPosition: number
-  private durablePosition: number
-  /** Events appended but not yet committed, in position order, for readers and subscribers' live tail. */
-  private undelivered: RecordedEvent[] = []
-  private unsettled: Unsettled[] = []
   /** A transaction the log gave up on may have committed: delete what it left before anything else is written. */
   private suspect = false
   private recovering: Promise<void> | undefined
@@ -162,8 +142,6 @@ export class PostgresEventLog implements EventLog {
   private reconnecting: Promise<void> | undefined
   /** The connection holding this node's session lock, if any (taken once: PostgreSQL counts repeated locks). */
   private lockedOn: pg.Client | undefined
-  /** Bumped whenever the lock is taken: a batch assigned in an older epoch was assigned under a lease since lost. */
-  private leaseEpoch = 0
   /** The epoch the failed batches were assigned in. */
   private suspectEpoch = 0
   private readonly noteWrites = new Set<Promise<unknown>>()
@@ -192,8 +170,6 @@ export class PostgresEventLog implements EventLog {
     this.sql = statements(quotedSchema(schema))
     this.leaseKey = `quire.writer:${schema}`
     this.channel = `quire.events:${schema}`
-    this.nextPosition = lastPosition + 1
-    this.durablePosition = lastPosition
     this.watchWriter(writer)
     this.lease = new WriterLease(
       {
@@ -206,26 +182,36 @@ export class PostgresEventLog implements EventLog {
         othersWaiting: async () => (await this.pool.query<{ waiting: boolean }>(this.sql.othersWaiting, [this.leaseKey])).rows[0]!.waiting,
       },
       {
-        busy: () => this.unsettled.length > 0 || this.suspect || this.recovering !== undefined,
+        busy: () => this.pipeline.inFlight || this.suspect || this.recovering !== undefined,
         ...(options.maxLeaseHoldMs !== undefined ? { maxHoldMs: options.maxLeaseHoldMs } : {}),
       },
     )
     const intercept = options.interceptWrite
-    this.committer = new GroupCommitter<EventRow>(
-      async (rows) => {
-        if (this.released) throw new StoreClosedError()
-        if (this.suspect) await this.recover()
-        // A write that was held back (by the interceptor) past close must not land: its appends were failed as closed.
-        const write = () => (this.released ? Promise.reject(new StoreClosedError()) : this.writeRows(rows))
-        await (intercept ? intercept(write) : write())
+    this.pipeline = new AppendPipeline<EventRow>(
+      lastPosition,
+      {
+        write: async (rows) => {
+          if (this.released) throw new StoreClosedError()
+          if (this.suspect) await this.recover()
+          // A write that was held back (by the interceptor) past close must not land: its appends were failed as closed.
+          const write = () => (this.released ? Promise.reject(new StoreClosedError()) : this.writeRows(rows))
+          await (intercept ? intercept(write) : write())
+        },
+        loadHead: (stream) => this.loadHead(stream),
+        committed: () => this.lease.settle(),
+        rolledBack: (_, epoch) => this.rolledBack(epoch),
       },
       {
+        registry: options.registry,
+        ...(options.now ? { now: options.now } : {}),
         maxOperations: options.maxBatchEvents ?? 4_096,
-        retryWindowMs: options.writeRetryWindowMs,
-        onCommitted: (lastPosition) => this.committed(lastPosition),
-        onFailed: (firstPosition) => this.rolledBack(firstPosition),
+        ...(options.writeRetryWindowMs !== undefined ? { retryWindowMs: options.writeRetryWindowMs } : {}),
       },
     )
+  }
+
+  private get durablePosition(): number {
+    return this.pipeline.durablePosition
   }
 
   /**
@@ -289,14 +275,14 @@ export class PostgresEventLog implements EventLog {
       const decoded = decodeRow(row, this.options.registry)
       if ('event' in decoded || !decoded.damaged) continue
       damaged.add(row.position)
-      this.quarantined.set(row.position, { position: row.position, reason: decoded.error, bytes: decoded.bytes })
+      this.pipeline.quarantine(row.position, decoded.error, decoded.bytes)
     }
     const stale = notes.map((note) => note.position).filter((position) => !damaged.has(position))
     if (stale.length > 0) await this.pool.query(this.sql.dropNotes, [stale])
   }
 
   get headPosition(): number {
-    return this.nextPosition - 1
+    return this.pipeline.nextPosition - 1
   }
 
   get durableHeadPosition(): number {
@@ -309,21 +295,21 @@ export class PostgresEventLog implements EventLog {
 
   async append(appends: readonly StreamAppend[]): Promise<AppendedBatch> {
     this.assertWritable()
-    validate(appends)
+    validateAppends(appends)
     // Unknown types and invalid payloads are refused before the append waits for the writer lease.
-    const versions = appends.map(({ events }) => events.map((event) => this.options.registry.prepare(event.type, event.data)))
+    const versions = this.pipeline.prepareVersions(appends)
     const leave = await this.enterLease()
     try {
       this.assertWritable()
       try {
         // After a failed batch, nothing is assigned until what it may have left is dealt with.
         if (this.suspect) await this.recover()
-        await Promise.all(appends.filter(({ stream }) => !this.heads.has(stream)).map(({ stream }) => this.streamHead(stream)))
+        await this.pipeline.loadHeads(appends.map(({ stream }) => stream))
       } catch (error) {
         throw this.notRecorded(error)
       }
       this.assertWritable()
-      return this.assign(appends, versions)
+      return this.pipeline.assign(appends, rowsOf, versions)
     } finally {
       leave()
     }
@@ -363,62 +349,7 @@ export class PostgresEventLog implements EventLog {
   private notRecorded(error: unknown): Error {
     if (this.closing) return new StoreClosedError()
     if (error instanceof EventStoreError && !(error instanceof LogUnreachableError)) return error
-    return new JournalWriteError(this.nextPosition, 'write-failed', { cause: error })
-  }
-
-  /**
-   * The synchronous half of an append, under the lease: checks every stream's expected version against its head,
-   * assigns positions and versions, and hands the rows to the group committer. Nothing awaits in here, so no other
-   * append interleaves between the checks and the assignment.
-   */
-  private assign(appends: readonly StreamAppend[], versions: readonly (readonly number[])[]): AppendedBatch {
-    for (const { stream, expectedStreamVersion } of appends) {
-      assertExpectedVersion(stream, expectedStreamVersion ?? NO_CONCURRENCY_CHECK, this.heads.get(stream)!.version)
-    }
-    const at = (this.options.now ?? Date.now)()
-    const rows: EventRow[] = []
-    const results: { stream: string; events: RecordedEvent[]; head: StreamHead; version: number }[] = []
-    const firstPosition = this.nextPosition
-    let position = firstPosition
-    appends.forEach(({ stream, events }, index) => {
-      const head = this.heads.get(stream)!
-      const recorded: RecordedEvent[] = []
-      let version = head.version
-      events.forEach((event, eventIndex) => {
-        version++
-        const stored: StoredEvent = { type: event.type, v: versions[index]![eventIndex]!, stream, streamVersion: version, at, actor: event.actor, data: event.data }
-        recorded.push({ position, ...stored })
-        rows.push({ position, stream, streamVersion: version, type: event.type, v: stored.v, record: asBuffer(encodeChunk([stored])) })
-        position++
-      })
-      results.push({ stream, events: recorded, head, version })
-    })
-    for (const { stream, events, version } of results) {
-      this.heads.set(stream, { version, position: events[events.length - 1]!.position })
-      for (const event of events) this.undelivered.push(event)
-    }
-    const durable = this.submit(rows, results.map(({ stream, head }) => [stream, head] as const))
-    return {
-      streams: results.map(({ stream, events, head, version }) => ({ stream, events, nextExpectedStreamVersion: version, createdNewStream: head.version === 0 })),
-      durable,
-    }
-  }
-
-  /**
-   * Hands assigned rows (positions from `nextPosition` on, heads and pending events already registered) to the
-   * group committer; `before` holds the heads their streams had, to restore if they fail.
-   */
-  private submit(rows: readonly EventRow[], before: readonly (readonly [string, StreamHead])[]): Promise<void> {
-    const firstPosition = rows[0]!.position
-    const lastPosition = rows[rows.length - 1]!.position
-    this.unsettled.push({ lastPosition, epoch: this.leaseEpoch, before })
-    this.nextPosition = lastPosition + 1
-    const durable = new Promise<void>((resolve, reject: (error: JournalWriteError) => void) =>
-      this.committer.submit({ operations: rows, firstPosition, lastPosition, resolve, reject }),
-    )
-    // A caller that drops `durable` must not crash the process when it rejects; one that awaits it still sees why.
-    durable.catch(() => {})
-    return durable
+    return new JournalWriteError(this.pipeline.nextPosition, 'write-failed', { cause: error })
   }
 
   /**
@@ -441,8 +372,7 @@ export class PostgresEventLog implements EventLog {
       this.assertWritable()
       try {
         if (this.suspect) await this.recover()
-        const unknown = new Set(events.map((event) => event.stream).filter((stream) => !this.heads.has(stream)))
-        await Promise.all([...unknown].map((stream) => this.streamHead(stream)))
+        await this.pipeline.loadHeads(new Set(events.map((event) => event.stream)))
       } catch (error) {
         throw this.notRecorded(error)
       }
@@ -457,28 +387,18 @@ export class PostgresEventLog implements EventLog {
   private assignRecorded(events: readonly RecordedEvent[]): Promise<void> {
     const heads = new Map<string, StreamHead>()
     events.forEach((event, index) => {
-      const expected = this.nextPosition + index
+      const expected = this.pipeline.nextPosition + index
       if (event.position !== expected) {
         throw new InvalidAppendError(`an imported event has position ${event.position} where the log's next position is ${expected}`)
       }
-      const head = heads.get(event.stream) ?? this.heads.get(event.stream)!
+      const head = heads.get(event.stream) ?? this.pipeline.heads.get(event.stream)!
       if (event.streamVersion !== head.version + 1) {
         throw new InvalidAppendError(`the imported event at position ${event.position} is version ${event.streamVersion} of ${event.stream}, whose head is version ${head.version}`)
       }
       heads.set(event.stream, { version: event.streamVersion, position: event.position })
     })
-    const rows = events.map(({ position, type, v, stream, streamVersion, at, actor, data }): EventRow => ({
-      position,
-      stream,
-      streamVersion,
-      type,
-      v,
-      record: asBuffer(encodeChunk([{ type, v, stream, streamVersion, at, actor, data }])),
-    }))
-    const before = [...heads.keys()].map((stream) => [stream, this.heads.get(stream)!] as const)
-    for (const [stream, head] of heads) this.heads.set(stream, head)
-    for (const event of events) this.undelivered.push(event)
-    return this.submit(rows, before)
+    const before = [...heads.keys()].map((stream) => [stream, this.pipeline.heads.get(stream)!] as const)
+    return this.pipeline.register(events, before, events.map(rowOf))
   }
 
   /**
@@ -557,7 +477,8 @@ export class PostgresEventLog implements EventLog {
   private async lockOn(client: pg.Client): Promise<void> {
     await client.query(this.sql.lock, [this.leaseKey])
     this.lockedOn = client
-    this.leaseEpoch++
+    // A batch assigned in an older epoch was assigned under a lease since lost.
+    this.pipeline.epoch++
   }
 
   private watchWriter(client: pg.Client): void {
@@ -566,7 +487,7 @@ export class PostgresEventLog implements EventLog {
       this.writerBroken = true
       if (this.lockedOn === client) this.lockedOn = undefined
       // The session lock went with the connection; the batches in the pipeline find out at their next attempt.
-      if (this.unsettled.length === 0) this.lease.lost()
+      if (!this.pipeline.inFlight) this.lease.lost()
     }
     client.on('error', broken)
     client.on('end', broken)
@@ -605,28 +526,9 @@ export class PostgresEventLog implements EventLog {
     return this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
   }
 
-  private committed(lastPosition: number): void {
-    this.durablePosition = lastPosition
-    let settled = 0
-    while (settled < this.unsettled.length && this.unsettled[settled]!.lastPosition <= lastPosition) settled++
-    this.unsettled.splice(0, settled)
-    let count = 0
-    while (count < this.undelivered.length && this.undelivered[count]!.position <= lastPosition) count++
-    const delivered = this.undelivered.splice(0, count)
-    for (const listener of this.listeners) listener(delivered)
-    this.lease.settle()
-  }
-
-  /** Takes back every position from `firstPosition` on (the committer failed those appends): the log ends at the durable head again. */
-  private rolledBack(firstPosition: number): void {
-    this.suspectEpoch = this.unsettled[0]?.epoch ?? this.leaseEpoch
-    // Newest first, so each stream ends at the head it had before the earliest failed append touched it.
-    for (let i = this.unsettled.length - 1; i >= 0; i--) {
-      for (const [stream, head] of this.unsettled[i]!.before) this.heads.set(stream, head)
-    }
-    this.unsettled = []
-    this.undelivered = this.undelivered.filter((event) => event.position < firstPosition)
-    this.nextPosition = firstPosition
+  /** The pipeline took back the failed appends' positions; `epoch` is the one the earliest of them was assigned in. */
+  private rolledBack(epoch: number): void {
+    this.suspectEpoch = epoch
     // A failed transaction may have committed after all: remove what it left while the lease is still ours.
     this.suspect = true
     if (!this.released) this.recover().catch(() => {})
@@ -643,7 +545,7 @@ export class PostgresEventLog implements EventLog {
     this.recovering ??= (async () => {
       const epoch = this.suspectEpoch
       const client = await this.writerConnection(true)
-      if (this.leaseEpoch === epoch) {
+      if (this.pipeline.epoch === epoch) {
         await client.query(this.sql.removeAfter, [this.durablePosition])
       } else {
         const { rows } = await client.query<{ position: number }>(this.sql.head)
@@ -746,19 +648,18 @@ export class PostgresEventLog implements EventLog {
    */
   private syncTo(target: number): Promise<void> {
     const run = async () => {
-      while (this.durablePosition < target && this.unsettled.length === 0 && !this.released) {
+      while (this.durablePosition < target && !this.pipeline.inFlight && !this.released) {
         const { rows } = await this.query<StoredRow>('reading other nodes\' commits', this.sql.readAll, [this.durablePosition, target, PAGE])
         if (rows.length === 0) return
-        if (this.unsettled.length > 0) return
+        if (this.pipeline.inFlight) return
         const events: RecordedEvent[] = []
+        const heads = new Map<string, StreamHead>()
         for (const row of rows) {
-          this.heads.set(row.stream, { version: row.stream_version, position: row.position })
+          heads.set(row.stream, { version: row.stream_version, position: row.position })
           const event = this.decodeRow(row)
           if (event) events.push(event)
         }
-        this.durablePosition = rows[rows.length - 1]!.position
-        this.nextPosition = this.durablePosition + 1
-        for (const listener of this.listeners) listener(events)
+        this.pipeline.readIn(events, heads, rows[rows.length - 1]!.position)
       }
     }
     const next = this.syncing.then(run, run)
@@ -773,26 +674,14 @@ export class PostgresEventLog implements EventLog {
     await this.syncTo(rows[0]!.position)
   }
 
-  async streamHead(stream: string): Promise<StreamHead> {
-    const known = this.heads.get(stream)
-    if (known) return known
-    let loading = this.headLoads.get(stream)
-    if (!loading) {
-      loading = this.loadHead(stream).finally(() => this.headLoads.delete(stream))
-      this.headLoads.set(stream, loading)
-    }
-    return loading
+  streamHead(stream: string): Promise<StreamHead> {
+    return this.pipeline.streamHead(stream)
   }
 
   private async loadHead(stream: string): Promise<StreamHead> {
     this.assertReadable()
     const { rows } = await this.query<{ stream_version: number; position: number }>(`reading the head of ${stream}`, this.sql.streamHead, [stream, this.durablePosition])
-    const head = rows[0] ? { version: rows[0].stream_version, position: rows[0].position } : { version: 0, position: 0 }
-    // An append (or another node's events) may have registered the head while we were reading; that one is newer.
-    const known = this.heads.get(stream)
-    if (known) return known
-    this.heads.set(stream, head)
-    return head
+    return rows[0] ? { version: rows[0].stream_version, position: rows[0].position } : { version: 0, position: 0 }
   }
 
   async *readStream(stream: string, range: StreamRange = {}): AsyncGenerator<RecordedEvent> {
@@ -801,8 +690,7 @@ export class PostgresEventLog implements EventLog {
     const to = Math.min(range.toVersion ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
     // Taken in one step before the database is read: an event committed meanwhile is in `pending` too, so the rows up
     // to `durable` plus `pending` miss none.
-    const pending = this.undelivered.filter((event) => event.stream === stream)
-    const durable = this.durablePosition
+    const { pending, durable } = this.pipeline.pendingOf(stream)
     let cursor = from - 1
     let lastVersion = from - 1
     for (;;) {
@@ -838,7 +726,7 @@ export class PostgresEventLog implements EventLog {
 
   async readEvent(position: number): Promise<RecordedEvent | undefined> {
     this.assertReadable()
-    const pending = this.undelivered.find((event) => event.position === position)
+    const pending = this.pipeline.pendingAt(position)
     if (pending) return pending
     for await (const event of this.readAll(position - 1, { to: position })) return event
     return undefined
@@ -851,16 +739,14 @@ export class PostgresEventLog implements EventLog {
     const { rows } = await this.query<{ stream: string; version: number; position: number }>('listing streams', this.sql.streams, [prefix])
     for (const row of rows) {
       listed.add(row.stream)
-      let head: StreamHead | undefined = this.heads.get(row.stream)
+      let head: StreamHead | undefined = this.pipeline.heads.get(row.stream)
       // A row past what this node knows is durable (another node's commit on its way, or a failed batch's leftover)
       // is not the head yet; the durable one is read instead.
       if (!head) head = row.position <= durable ? { version: row.version, position: row.position } : await this.streamHead(row.stream)
       if (head.version > 0) yield { stream: row.stream, head }
     }
     // Streams created by appends not committed yet.
-    for (const [stream, head] of this.heads) {
-      if (head.version > 0 && stream.startsWith(prefix) && !listed.has(stream)) yield { stream, head }
-    }
+    yield* this.pipeline.unlisted(prefix, listed)
   }
 
   /** The event in `row`, or undefined (and quarantined) when its record cannot be decoded or read. */
@@ -877,9 +763,7 @@ export class PostgresEventLog implements EventLog {
    * record: reported by this instance only, never noted where another node would take it for the record's.
    */
   private quarantine(position: number, reason: string, bytes: number, damaged: boolean): void {
-    if (this.quarantined.has(position)) return
-    this.quarantined.set(position, { position, reason, bytes })
-    if (this.released || !damaged) return
+    if (!this.pipeline.quarantine(position, reason, bytes) || this.released || !damaged) return
     // The note is a report, not part of the log: losing it only means finding the damage again.
     const note = this.pool.query(this.sql.quarantine, [position, reason, bytes]).catch(() => {})
     this.noteWrites.add(note)
@@ -887,15 +771,11 @@ export class PostgresEventLog implements EventLog {
   }
 
   quarantinedRecords(): QuarantinedRecord[] {
-    return [...this.quarantined.values()].sort((a, b) => a.position - b.position)
+    return this.pipeline.quarantinedRecords()
   }
 
   subscribe(after: number, handler: (event: RecordedEvent) => void | Promise<void>): () => void {
-    return subscribeCatchingUp(
-      { listeners: this.listeners, readAll: (from, options) => this.readAll(from, options), durableHead: () => this.durablePosition, closed: () => this.released },
-      after,
-      handler,
-    )
+    return this.pipeline.subscribe(after, handler, (from, options) => this.readAll(from, options), () => this.released)
   }
 
   /** Snapshots are derived data: committed without waiting for the WAL flush, and never required. */
@@ -1010,7 +890,7 @@ export class PostgresEventLog implements EventLog {
     }
     const tabled = new Set(streamRows.map((row) => row.stream))
     for (const stream of lastOfStream.keys()) if (!tabled.has(stream)) problems.push(`${stream} has events but no streams row`)
-    for (const [stream, head] of this.heads) {
+    for (const [stream, head] of this.pipeline.heads) {
       if (head.position > durable) continue
       const last = lastKnown.get(stream)
       if ((last?.version ?? 0) !== head.version || (last?.position ?? 0) !== head.position) {
@@ -1021,7 +901,7 @@ export class PostgresEventLog implements EventLog {
   }
 
   async flush(): Promise<void> {
-    await this.committer.flushed()
+    await this.pipeline.flush()
   }
 
   close(): Promise<void> {
@@ -1034,8 +914,7 @@ export class PostgresEventLog implements EventLog {
     const deadline = Date.now() + (this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS)
     const left = () => Math.max(0, deadline - Date.now())
     // Pending appends get their transaction (a failing one no more retries); a database that does not answer in time fails them.
-    if (!(await settlesWithin(this.committer.close(), left()))) this.committer.abandon()
-    this.listeners.clear()
+    await this.pipeline.settle(left())
     // A transaction given up on may have committed: remove it now, while the lease is still this node's.
     if (this.suspect || this.recovering) await settlesWithin(this.recover(), left())
     await settlesWithin(Promise.allSettled([...this.noteWrites]), left())
@@ -1090,15 +969,14 @@ function decodeRow(
   }
 }
 
-function validate(appends: readonly StreamAppend[]): void {
-  if (appends.length === 0) throw new InvalidAppendError('an atomic append needs at least one stream')
-  const seen = new Set<string>()
-  for (const { stream, events } of appends) {
-    if (!isValidStreamName(stream)) throw new InvalidAppendError(`invalid stream name ${JSON.stringify(stream)}`)
-    if (seen.has(stream)) throw new InvalidAppendError(`stream ${stream} appears twice in one atomic append`)
-    seen.add(stream)
-    if (events.length === 0) throw new InvalidAppendError('an append needs at least one event')
-  }
+/** One row per event, each its own one-record chunk. */
+function rowOf(event: RecordedEvent): EventRow {
+  const { position, type, v, stream, streamVersion } = event
+  return { position, stream, streamVersion, type, v, record: asBuffer(encodeChunk([event])) }
+}
+
+function rowsOf(assigned: readonly AssignedStream[]): EventRow[] {
+  return assigned.flatMap(({ events }) => events.map(rowOf))
 }
 
 /** Connections say what they are in pg_stat_activity (`application_name`): reader, writer or listener. */

@@ -1,4 +1,3 @@
-import { subscribeCatchingUp, type DurableListener } from './subscription.js'
 import { readFile, writeFile, mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
@@ -6,7 +5,7 @@ import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
 import type { EventRegistry } from '../events/schema.js'
 import { settlesWithin } from '../deadline.js'
-import { DataDirLockedError, InvalidAppendError, StoreClosedError, type JournalWriteError } from './errors.js'
+import { DataDirLockedError, StoreClosedError } from './errors.js'
 import {
   addEventVersion,
   assertReadableBy,
@@ -20,20 +19,20 @@ import {
 import { readEventVersionsFile, writeEventVersionsFile } from './eventVersionsFile.js'
 import type {
   AppendedBatch,
+  QuarantinedRecord,
   AppendedStream,
   AppendOptions,
   EventInput,
   EventLog,
   IntegrityReport,
-  QuarantinedRecord,
   RecordedEvent,
   Snapshot,
   StreamAppend,
   StreamHead,
   StreamRange,
 } from './eventLog.js'
-import { assertExpectedVersion, NO_CONCURRENCY_CHECK } from './expectedVersion.js'
-import { GroupCommitter, type BatchOperation } from './groupCommit.js'
+import { AppendPipeline, type AssignedStream } from './appendPipeline.js'
+import type { BatchOperation } from './groupCommit.js'
 import * as keys from './keys.js'
 import { decodeChunk, encodeChunk, RecordDecodeError, varUintSize, writeVarUintAt, type ChunkEntry, type StoredEvent } from './record.js'
 import { probeSpace } from './spaceProbe.js'
@@ -77,14 +76,6 @@ interface KeyRange {
   readonly limit?: number
 }
 
-/** An append not yet durable, with the heads its streams had before it (to restore if it fails). */
-interface Unsettled {
-  readonly lastPosition: number
-  readonly before: readonly (readonly [string, StreamHead])[]
-}
-
-type Listener = DurableListener
-
 const PAGE = 1024
 
 /**
@@ -103,16 +94,7 @@ const PAGE = 1024
  * (eventVersions.ts, eventVersionsFile.ts).
  */
 export class EventStore implements EventLog {
-  private readonly heads = new Map<string, StreamHead>()
-  private readonly headLoads = new Map<string, Promise<StreamHead>>()
-  private readonly listeners = new Set<Listener>()
-  private readonly committer: GroupCommitter
-  private readonly quarantined = new Map<number, QuarantinedRecord>()
-  private nextPosition: number
-  private durablePosition: number
-  /** Events appended but not yet durable, in position order, for subscribers' live tail. */
-  private undelivered: RecordedEvent[] = []
-  private unsettled: Unsettled[] = []
+  private readonly pipeline: AppendPipeline<BatchOperation>
   /** A write failed on the current database handle: it must be reopened before the next write. */
   private suspect = false
   private recovering: Promise<void> | undefined
@@ -133,8 +115,6 @@ export class EventStore implements EventLog {
     versions: EventVersions,
     private readonly options: EventStoreOptions,
   ) {
-    this.nextPosition = lastPosition + 1
-    this.durablePosition = lastPosition
     this.recordedVersions = versions
     // A chained batch: abstract-level's array form clones and re-validates every operation, which costs more CPU
     // than the fsync itself once many appenders share a batch.
@@ -147,23 +127,36 @@ export class EventStore implements EventLog {
       return batch.write({ sync: true })
     }
     const intercept = options.interceptWrite
-    this.committer = new GroupCommitter(
-      async (operations) => {
-        if (this.suspect) await this.recover()
-        try {
-          await (intercept ? intercept(() => write(operations), operations) : write(operations))
-        } catch (error) {
-          this.suspect = true
-          throw error
-        }
+    this.pipeline = new AppendPipeline<BatchOperation>(
+      lastPosition,
+      {
+        write: async (operations) => {
+          if (this.suspect) await this.recover()
+          try {
+            await (intercept ? intercept(() => write(operations), operations) : write(operations))
+          } catch (error) {
+            this.suspect = true
+            throw error
+          }
+        },
+        loadHead: (stream) => {
+          this.assertReadable()
+          return readHead((range) => this.scan(range), stream)
+        },
+        committed: (lastPosition) => this.committed(lastPosition),
+        rolledBack: () => this.rolledBack(),
       },
       {
-        maxOperations: options.maxBatchOperations,
-        retryWindowMs: options.writeRetryWindowMs,
-        onCommitted: (lastPosition) => this.committed(lastPosition),
-        onFailed: (firstPosition) => this.rolledBack(firstPosition),
+        registry: options.registry,
+        ...(options.now ? { now: options.now } : {}),
+        ...(options.maxBatchOperations !== undefined ? { maxOperations: options.maxBatchOperations } : {}),
+        ...(options.writeRetryWindowMs !== undefined ? { retryWindowMs: options.writeRetryWindowMs } : {}),
       },
     )
+  }
+
+  private get durablePosition(): number {
+    return this.pipeline.durablePosition
   }
 
   /**
@@ -223,7 +216,7 @@ export class EventStore implements EventLog {
     for await (const key of this.db.keys({ gte: keys.quarantineKey(0), lt: keys.QUARANTINE_END })) {
       const position = keys.positionOfQuarantineKey(key)
       const damage = await this.damageAt(position)
-      if (damage) this.quarantined.set(position, { position, ...damage })
+      if (damage) this.pipeline.quarantine(position, damage.reason, damage.bytes)
       else stale.push(key)
     }
     if (stale.length > 0) await this.db.batch(stale.map((key) => ({ type: 'del' as const, key })))
@@ -245,7 +238,7 @@ export class EventStore implements EventLog {
   }
 
   get headPosition(): number {
-    return this.nextPosition - 1
+    return this.pipeline.nextPosition - 1
   }
 
   get durableHeadPosition(): number {
@@ -254,35 +247,16 @@ export class EventStore implements EventLog {
 
   /** Write error of a batch still being retried, if any. */
   get failing(): unknown {
-    return this.committer.failing
+    return this.pipeline.committer.failing
   }
 
-  async streamHead(stream: string): Promise<StreamHead> {
-    const known = this.heads.get(stream)
-    if (known) return known
-    let loading = this.headLoads.get(stream)
-    if (!loading) {
-      loading = this.loadHead(stream).finally(() => this.headLoads.delete(stream))
-      this.headLoads.set(stream, loading)
-    }
-    return loading
-  }
-
-  private async loadHead(stream: string): Promise<StreamHead> {
-    this.assertReadable()
-    const head = await readHead((range) => this.scan(range), stream)
-    // An append may have registered the head while we were reading; the in-memory one is then newer.
-    const known = this.heads.get(stream)
-    if (known) return known
-    this.heads.set(stream, head)
-    return head
+  streamHead(stream: string): Promise<StreamHead> {
+    return this.pipeline.streamHead(stream)
   }
 
   async append(appends: readonly StreamAppend[]): Promise<AppendedBatch> {
     this.assertWritable()
-    for (const { stream } of appends) {
-      if (!this.heads.has(stream) && keys.isValidStreamName(stream)) await this.streamHead(stream)
-    }
+    await this.pipeline.loadHeads(appends.map(({ stream }) => stream))
     // Nothing awaits from here on: the version checks and the positions happen in one synchronous step.
     const enqueued = this.enqueueAtomic(appends)
     return {
@@ -297,7 +271,7 @@ export class EventStore implements EventLog {
    * wins), and with JournalWriteError when the write failed for good.
    */
   async appendToStream(stream: string, events: readonly EventInput[], options: AppendOptions = {}): Promise<AppendResult> {
-    if (!this.heads.has(stream)) await this.streamHead(stream)
+    await this.pipeline.loadHeads([stream])
     const enqueued = this.enqueue(stream, events, options)
     await enqueued.durable
     return {
@@ -326,90 +300,43 @@ export class EventStore implements EventLog {
    */
   enqueueAtomic(appends: readonly StreamAppend[]): EnqueuedAppend[] {
     this.assertWritable()
-    if (appends.length === 0) throw new InvalidAppendError('an atomic append needs at least one stream')
-    // One stream (the usual append) cannot appear twice: no set to build.
-    const seen = appends.length > 1 ? new Set<string>() : undefined
-    for (const { stream, events, expectedStreamVersion } of appends) {
-      if (!keys.isValidStreamName(stream)) throw new InvalidAppendError(`invalid stream name ${JSON.stringify(stream)}`)
-      if (seen?.has(stream)) throw new InvalidAppendError(`stream ${stream} appears twice in one atomic append`)
-      seen?.add(stream)
-      if (events.length === 0) throw new InvalidAppendError('an append needs at least one event')
-      const head = this.heads.get(stream)
-      if (!head) throw new InvalidAppendError(`stream ${stream} is not loaded; await streamHead() before enqueue()`)
-      assertExpectedVersion(stream, expectedStreamVersion ?? NO_CONCURRENCY_CHECK, head.version)
-    }
+    const { streams, durable } = this.pipeline.assign(appends, (assigned, lastPosition) => this.operationsFor(assigned, lastPosition))
+    return streams.map(({ stream: _, ...stream }) => ({ ...stream, durable }))
+  }
 
-    const at = (this.options.now ?? Date.now)()
+  /**
+   * The batch operations of one append: per stream a chunk of its events, its index entry and, for a new stream, its
+   * marker. The append that first holds a type at a version grows the event versions record in its own batch.
+   */
+  private operationsFor(assigned: readonly AssignedStream[], lastPosition: number): BatchOperation[] {
     const operations: BatchOperation[] = []
-    const results: { stream: string; events: RecordedEvent[]; head: StreamHead; version: number }[] = []
-    const firstPosition = this.nextPosition
-    let position = firstPosition
     const versionsBefore = this.pendingVersions.at(-1)?.versions ?? this.recordedVersions
     let versions = versionsBefore
-    for (const { stream, events } of appends) {
-      const head = this.heads.get(stream)!
-      const recorded: RecordedEvent[] = []
-      let version = head.version
-      for (const event of events) {
-        const v = this.options.registry.prepare(event.type, event.data)
-        versions = withEventVersion(versions, event.type, v) ?? versions
-        version++
-        recorded.push({ position, stream, streamVersion: version, type: event.type, v, at, actor: event.actor, data: event.data })
-        position++
-      }
-      const first = recorded[0]!
+    for (const { stream, events, head } of assigned) {
+      for (const event of events) versions = withEventVersion(versions, event.type, event.v) ?? versions
+      const first = events[0]!
       operations.push(
-        { type: 'put', key: keys.eventKey(first.position), value: encodeChunk(recorded) },
-        { type: 'put', key: keys.streamIndexKey(stream, first.streamVersion), value: varUints(first.position, recorded.length) },
+        { type: 'put', key: keys.eventKey(first.position), value: encodeChunk(events) },
+        { type: 'put', key: keys.streamIndexKey(stream, first.streamVersion), value: varUints(first.position, events.length) },
       )
       if (head.version === 0) operations.push({ type: 'put', key: keys.streamMarkerKey(stream), value: EMPTY })
-      results.push({ stream, events: recorded, head, version })
     }
-    // The append that first holds a type at a version grows the record in its own batch.
-    if (versions !== versionsBefore) operations.push({ type: 'put', key: keys.EVENT_VERSIONS_KEY, value: encodeEventVersions(versions) })
-
-    // Everything below is synchronous: no other append can interleave between the checks above and this point.
-    for (const { stream, events, version } of results) {
-      this.heads.set(stream, { version, position: events[events.length - 1]!.position })
-      for (const event of events) this.undelivered.push(event)
+    if (versions !== versionsBefore) {
+      operations.push({ type: 'put', key: keys.EVENT_VERSIONS_KEY, value: encodeEventVersions(versions) })
+      this.pendingVersions.push({ lastPosition, versions })
     }
-    this.unsettled.push({ lastPosition: position - 1, before: results.map(({ stream, head }) => [stream, head] as const) })
-    if (versions !== versionsBefore) this.pendingVersions.push({ lastPosition: position - 1, versions })
-    this.nextPosition = position
-    // Shared by the appends that go out in the same write; a caller may drop it (the committer handles a rejection).
-    const durable = this.committer.append(operations, firstPosition, position - 1)
-    return results.map(({ events, head, version }) => ({
-      events,
-      nextExpectedStreamVersion: version,
-      createdNewStream: head.version === 0,
-      durable,
-    }))
+    return operations
   }
 
   private committed(lastPosition: number): void {
-    this.durablePosition = lastPosition
     while (this.pendingVersions.length > 0 && this.pendingVersions[0]!.lastPosition <= lastPosition) {
       this.recordedVersions = this.pendingVersions.shift()!.versions
     }
-    let settled = 0
-    while (settled < this.unsettled.length && this.unsettled[settled]!.lastPosition <= lastPosition) settled++
-    this.unsettled.splice(0, settled)
-    let count = 0
-    while (count < this.undelivered.length && this.undelivered[count]!.position <= lastPosition) count++
-    const delivered = this.undelivered.splice(0, count)
-    for (const listener of this.listeners) listener(delivered)
   }
 
-  /** Takes back every position from `firstPosition` on (the committer failed those appends): the log ends at the durable head again. */
-  private rolledBack(firstPosition: number): void {
-    // Newest first, so each stream ends at the head it had before the earliest failed append touched it.
-    for (let i = this.unsettled.length - 1; i >= 0; i--) {
-      for (const [stream, head] of this.unsettled[i]!.before) this.heads.set(stream, head)
-    }
-    this.unsettled = []
+  /** The committer failed appends and the pipeline took their positions back: their versions record goes too. */
+  private rolledBack(): void {
     this.pendingVersions = []
-    this.undelivered = this.undelivered.filter((event) => event.position < firstPosition)
-    this.nextPosition = firstPosition
     // Reopen now rather than at the next write: what a failed write left on disk goes before anyone reads it, and
     // reads wait for the reopen. On a disk that is still full the space check fails at once and the old handle stays.
     if (this.suspect && !this.released) this.recover().catch(() => {})
@@ -530,8 +457,7 @@ export class EventStore implements EventLog {
     let lastVersion = from - 1
     // Taken before the disk is read, in one step: an event that lands meanwhile is then in `pending` too, so the disk
     // up to `durable` plus `pending` misses none. What the disk holds past `durable` is not the log's (yet).
-    const pending = this.undelivered.filter((event) => event.stream === stream)
-    const durable = this.durablePosition
+    const { pending, durable } = this.pipeline.pendingOf(stream)
     // The index entry holding `from` may start before it: begin at the last entry at or before `from`. One forward
     // scan from there reads one state of the disk, where the stream's entries are a prefix of the stream.
     const start = await this.lastKeyAtOrBefore(keys.streamIndexKey(stream, 0), keys.streamIndexKey(stream, from))
@@ -576,7 +502,7 @@ export class EventStore implements EventLog {
 
   async readEvent(position: number): Promise<RecordedEvent | undefined> {
     this.assertReadable()
-    const pending = this.undelivered.find((event) => event.position === position)
+    const pending = this.pipeline.pendingAt(position)
     if (pending) return pending
     for await (const event of this.readAll(position - 1, { to: position })) return event
     return undefined
@@ -622,24 +548,18 @@ export class EventStore implements EventLog {
    * is reported by this instance only and never hides the record from a reader that can decode it.
    */
   private quarantine(position: number, reason: string, bytes: number, damaged: boolean): void {
-    if (this.quarantined.has(position)) return
-    this.quarantined.set(position, { position, reason, bytes })
-    if (!damaged) return
+    if (!this.pipeline.quarantine(position, reason, bytes) || !damaged) return
     const value = new TextEncoder().encode(JSON.stringify({ reason, bytes }))
     // The note is a report, not part of the log: losing it (a crash, a full disk) only means finding the damage again.
     this.db.put(keys.quarantineKey(position), value).catch(() => {})
   }
 
   quarantinedRecords(): QuarantinedRecord[] {
-    return [...this.quarantined.values()].sort((a, b) => a.position - b.position)
+    return this.pipeline.quarantinedRecords()
   }
 
   subscribe(after: number, handler: (event: RecordedEvent) => void | Promise<void>): () => void {
-    return subscribeCatchingUp(
-      { listeners: this.listeners, readAll: (from, options) => this.readAll(from, options), durableHead: () => this.durablePosition, closed: () => this.released },
-      after,
-      handler,
-    )
+    return this.pipeline.subscribe(after, handler, (from, options) => this.readAll(from, options), () => this.released)
   }
 
   /** Snapshots are derived data: written without fsync and never required. */
@@ -671,14 +591,12 @@ export class EventStore implements EventLog {
     for await (const [key] of this.scan(range)) {
       const stream = keys.streamOfMarkerKey(key)
       onDisk.add(stream)
-      const head = this.heads.get(stream) ?? (await readHead((range) => this.scan(range), stream))
+      const head = this.pipeline.heads.get(stream) ?? (await readHead((range) => this.scan(range), stream))
       // A stream created by an append that failed is on disk no more; its marker may have been read just before.
       if (head.version > 0) yield { stream, head }
     }
     // Streams created by appends that are not on disk yet.
-    for (const [stream, head] of this.heads) {
-      if (head.version > 0 && stream.startsWith(prefix) && !onDisk.has(stream)) yield { stream, head }
-    }
+    yield* this.pipeline.unlisted(prefix, onDisk)
   }
 
   async checkIntegrity(): Promise<IntegrityReport> {
@@ -713,7 +631,7 @@ export class EventStore implements EventLog {
         const { stream, streamVersion, type, v } = entry.event
         // Read as readAll reads it: a record this registry cannot read is quarantined for this reader.
         if (!this.upcast(position, entry.event, entry.bytes)) {
-          problems.push(`record at position ${position} cannot be read: ${this.quarantined.get(position)?.reason}`)
+          problems.push(`record at position ${position} cannot be read: ${this.pipeline.quarantineReason(position)}`)
         }
         if ((held.get(type)?.v ?? 0) < v) held.set(type, { v, position })
         events++
@@ -758,7 +676,7 @@ export class EventStore implements EventLog {
   }
 
   async flush(): Promise<void> {
-    await this.committer.flushed()
+    await this.pipeline.flush()
   }
 
   close(): Promise<void> {
@@ -774,8 +692,7 @@ export class EventStore implements EventLog {
     const deadline = Date.now() + (this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS)
     const left = () => Math.max(0, deadline - Date.now())
     // Pending appends get their write (a failing one no more retries); a disk that does not answer in time fails them.
-    if (!(await settlesWithin(this.committer.close(), left()))) this.committer.abandon()
-    this.listeners.clear()
+    await this.pipeline.settle(left())
     // After a failed write, the database may hold a batch whose fsync failed: reopening removes it now, so that it
     // cannot turn up when the log is next opened. On a disk that is still full this fails at once.
     if (this.suspect) await settlesWithin(this.recover(), left())
