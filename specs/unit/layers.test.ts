@@ -66,6 +66,23 @@ describe('scripts/checkLayers.mjs', () => {
     ])
   })
 
+  it('core/ imports no storage package (classic-level, pg, ioredis, subpaths and types too); adapters/ may, and core may import other packages', async () => {
+    const result = await check({
+      'core/log/store.ts': "import { z } from 'zod'\nimport pg from 'pg'\nimport { ClassicLevel } from 'classic-level'\nimport type { Redis } from 'ioredis'\nimport Client from 'pg/lib/client.js'\n",
+      'core/log/eventStore.ts': "import { ClassicLevel } from 'classic-level'\nimport pg from 'pg'\n",
+      'adapters/leveldb/levelLog.ts': "import { ClassicLevel } from 'classic-level'\nimport { s } from '../../core/log/store.js'\n",
+      'adapters/postgres/pgLog.ts': "import pg from 'pg'\nimport Redis from 'ioredis'\n",
+    })
+    expect(result.code).toBe(1)
+    expect(result.lines).toEqual([
+      "core/log/eventStore.ts:2 imports 'pg' (pg): core/ imports no storage package: drivers live in adapters/",
+      "core/log/store.ts:2 imports 'pg' (pg): core/ imports no storage package: drivers live in adapters/",
+      "core/log/store.ts:3 imports 'classic-level' (classic-level): core/ imports no storage package: drivers live in adapters/",
+      "core/log/store.ts:4 imports types from 'ioredis' (ioredis): core/ imports no storage package: drivers live in adapters/",
+      "core/log/store.ts:5 imports 'pg/lib/client.js' (pg/lib/client.js): core/ imports no storage package: drivers live in adapters/",
+    ])
+  })
+
   it('projections/ imports only core/ (and itself); a type-only import counts and is marked', async () => {
     const result = await check({
       'projections/p.ts': "import { c } from '../core/c.js'\nimport type { A } from '../adapters/a.js'\nimport { b } from '../bench/b.js'\n",
