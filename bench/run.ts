@@ -6,6 +6,7 @@ import { coherenceBenchmark } from './coherence.js'
 import { coldOpenBenchmark } from './coldOpen.js'
 import { fanoutBenchmark } from './fanout.js'
 import { ingestBenchmark } from './ingest.js'
+import { keystrokeBenchmark } from './keystroke.js'
 import { mcpFilesystemBenchmark } from './mcpFilesystem.js'
 import { mcpEditsBenchmark } from './mcpEdits.js'
 import { mcpThroughputBenchmark } from './mcpThroughput.js'
@@ -49,7 +50,7 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
 const benchmarks: readonly Benchmark[] = [
   appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, readRecordBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark, mcpEditsBenchmark,
   transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark, browserBenchmark, coherenceBenchmark,
-  workflowParseBenchmark, scalingBenchmark, postgresBenchmark, nodesBenchmark, reviewBenchmark,
+  workflowParseBenchmark, scalingBenchmark, postgresBenchmark, nodesBenchmark, reviewBenchmark, keystrokeBenchmark,
 ]
 
 const args = process.argv.slice(2)
