@@ -145,7 +145,6 @@ export class PostgresEventLog implements EventLog {
   /** The epoch the failed batches were assigned in. */
   private suspectEpoch = 0
   private readonly noteWrites = new Set<Promise<unknown>>()
-  private closing: Promise<void> | undefined
   private released = false
   /**
    * Taking the lease failed for the whole retry window because the database could not be reached: until a
@@ -290,7 +289,7 @@ export class PostgresEventLog implements EventLog {
   }
 
   get isClosed(): boolean {
-    return this.closing !== undefined
+    return this.pipeline.isClosed
   }
 
   async append(appends: readonly StreamAppend[]): Promise<AppendedBatch> {
@@ -347,7 +346,7 @@ export class PostgresEventLog implements EventLog {
    * is the latter: LogUnreachableError is what a read answers, not an append.
    */
   private notRecorded(error: unknown): Error {
-    if (this.closing) return new StoreClosedError()
+    if (this.isClosed) return new StoreClosedError()
     if (error instanceof EventStoreError && !(error instanceof LogUnreachableError)) return error
     return new JournalWriteError(this.pipeline.nextPosition, 'write-failed', { cause: error })
   }
@@ -502,7 +501,7 @@ export class PostgresEventLog implements EventLog {
     const windowMs = this.options.writeRetryWindowMs ?? DEFAULT_WRITE_RETRY_WINDOW_MS
     let deadline: number | undefined
     for (let delay = LEASE_RETRY_MS; ; delay = Math.min(delay * 2, 1_000)) {
-      if (this.released || this.closing) throw new StoreClosedError()
+      if (this.released || this.isClosed) throw new StoreClosedError()
       try {
         const client = await this.writerConnection(false)
         if (this.lockedOn !== client) await this.lockOn(client)
@@ -569,7 +568,7 @@ export class PostgresEventLog implements EventLog {
       if (Number.isSafeInteger(target) && target > this.durablePosition) void this.readInOthers(() => Promise.resolve(target))
     })
     const lost = () => {
-      if (client !== this.listener || this.released || this.closing) return
+      if (client !== this.listener || this.released || this.isClosed) return
       this.listenerDown = true
       this.relistening ??= this.relisten().finally(() => (this.relistening = undefined))
     }
@@ -584,13 +583,13 @@ export class PostgresEventLog implements EventLog {
    * any other node's: in position order, after the ones they have, each once.
    */
   private async relisten(): Promise<void> {
-    for (let delay = RECONNECT_MIN_MS; this.listenerDown && !this.released && !this.closing; delay = Math.min(delay * 2, RECONNECT_MAX_MS)) {
+    for (let delay = RECONNECT_MIN_MS; this.listenerDown && !this.released && !this.isClosed; delay = Math.min(delay * 2, RECONNECT_MAX_MS)) {
       await pause(delay)
-      if (this.released || this.closing) return
+      if (this.released || this.isClosed) return
       let client: pg.Client | undefined
       try {
         client = await connect(this.connectionString, LISTENER, this.connectTimeoutMs)
-        if (this.released || this.closing) {
+        if (this.released || this.isClosed) {
           void client.end().catch(() => {})
           return
         }
@@ -613,7 +612,7 @@ export class PostgresEventLog implements EventLog {
    * cannot be reached, until it succeeds or the log closes.
    */
   private async readInOthers(target: () => Promise<number>): Promise<void> {
-    for (let delay = RECONNECT_MIN_MS; !this.released && !this.closing; delay = Math.min(delay * 2, RECONNECT_MAX_MS)) {
+    for (let delay = RECONNECT_MIN_MS; !this.released && !this.isClosed; delay = Math.min(delay * 2, RECONNECT_MAX_MS)) {
       try {
         await this.syncTo(await target())
         return
@@ -904,17 +903,16 @@ export class PostgresEventLog implements EventLog {
     await this.pipeline.flush()
   }
 
+  /**
+   * Pending appends get their transaction (a failing one no more retries); a database that does not answer within
+   * the close timeout fails them. The steps share one deadline, so a database that hangs holds shutdown for about
+   * the close timeout.
+   */
   close(): Promise<void> {
-    this.closing ??= this.shutDown()
-    return this.closing
+    return this.pipeline.close(this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, (left) => this.release(left))
   }
 
-  /** The steps share one deadline, so a database that hangs holds shutdown for about the close timeout. */
-  private async shutDown(): Promise<void> {
-    const deadline = Date.now() + (this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS)
-    const left = () => Math.max(0, deadline - Date.now())
-    // Pending appends get their transaction (a failing one no more retries); a database that does not answer in time fails them.
-    await this.pipeline.settle(left())
+  private async release(left: () => number): Promise<void> {
     // A transaction given up on may have committed: remove it now, while the lease is still this node's.
     if (this.suspect || this.recovering) await settlesWithin(this.recover(), left())
     await settlesWithin(Promise.allSettled([...this.noteWrites]), left())
@@ -925,7 +923,7 @@ export class PostgresEventLog implements EventLog {
   }
 
   private assertWritable(): void {
-    if (this.closing) throw new StoreClosedError()
+    if (this.isClosed) throw new StoreClosedError()
   }
 
   private assertReadable(): void {

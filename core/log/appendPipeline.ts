@@ -68,6 +68,7 @@ export class AppendPipeline<Row> {
   /** Events appended but not yet durable, in position order, for readers and the subscribers' live tail. */
   private undelivered: RecordedEvent[] = []
   private unsettled: Unsettled[] = []
+  private closing: Promise<void> | undefined
 
   constructor(
     lastPosition: number,
@@ -271,13 +272,25 @@ export class AppendPipeline<Row> {
     return this.committer.flushed()
   }
 
+  /** True once `close` has been called. */
+  get isClosed(): boolean {
+    return this.closing !== undefined
+  }
+
   /**
-   * Settles pending appends within `timeoutMs` (a failing write no more retries; what does not settle in time fails
-   * as closed) and stops every subscription.
+   * Closes within one deadline, `timeoutMs` from now: settles pending appends (a failing write no more retries; what
+   * does not settle in time fails as closed), stops every subscription, then lets the store `release` itself with
+   * the time `left`. Calling it again returns the same promise.
    */
-  async settle(timeoutMs: number): Promise<void> {
-    if (!(await settlesWithin(this.committer.close(), timeoutMs))) this.committer.abandon()
-    this.listeners.clear()
+  close(timeoutMs: number, release: (left: () => number) => Promise<void>): Promise<void> {
+    this.closing ??= (async () => {
+      const deadline = Date.now() + timeoutMs
+      const left = () => Math.max(0, deadline - Date.now())
+      if (!(await settlesWithin(this.committer.close(), left()))) this.committer.abandon()
+      this.listeners.clear()
+      await release(left)
+    })()
+    return this.closing
   }
 }
 

@@ -100,7 +100,6 @@ export class EventStore implements EventLog {
   private recovering: Promise<void> | undefined
   /** A reopen got past its space check and is closing and opening the database (which holds the directory's lock). */
   private reopeningDatabase = false
-  private closing: Promise<void> | undefined
   /** The database is (being) closed for good: no more reads. */
   private released = false
   /** The event versions record as the durable appends left it. */
@@ -679,20 +678,17 @@ export class EventStore implements EventLog {
     await this.pipeline.flush()
   }
 
+  /**
+   * Pending appends get their write (a failing one no more retries); a disk that does not answer within the close
+   * timeout fails them. The steps share one deadline, so a disk that hangs holds shutdown for about the close
+   * timeout; LevelDB's own close gets a short grace past it, since it must wait for a write under way before it
+   * lets go of the lock.
+   */
   close(): Promise<void> {
-    this.closing ??= this.shutDown()
-    return this.closing
+    return this.pipeline.close(this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, (left) => this.release(left))
   }
 
-  /**
-   * The steps share one deadline, so a disk that hangs holds shutdown for about the close timeout; LevelDB's own
-   * close gets a short grace past it, since it must wait for a write under way before it lets go of the lock.
-   */
-  private async shutDown(): Promise<void> {
-    const deadline = Date.now() + (this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS)
-    const left = () => Math.max(0, deadline - Date.now())
-    // Pending appends get their write (a failing one no more retries); a disk that does not answer in time fails them.
-    await this.pipeline.settle(left())
+  private async release(left: () => number): Promise<void> {
     // After a failed write, the database may hold a batch whose fsync failed: reopening removes it now, so that it
     // cannot turn up when the log is next opened. On a disk that is still full this fails at once.
     if (this.suspect) await settlesWithin(this.recover(), left())
@@ -708,11 +704,11 @@ export class EventStore implements EventLog {
   async caughtUp(): Promise<void> {}
 
   get isClosed(): boolean {
-    return this.closing !== undefined
+    return this.pipeline.isClosed
   }
 
   private assertWritable(): void {
-    if (this.closing) throw new StoreClosedError()
+    if (this.pipeline.isClosed) throw new StoreClosedError()
   }
 
   private assertReadable(): void {
