@@ -4,6 +4,7 @@ import type { Quire } from '../../adapters/host/quire.js'
 import { compareDocuments } from '../../core/audit/verify.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { closeNodes, eventually, useNodes } from './support.js'
+import { personTypes as typeAsPerson } from '../support/personTypes.js'
 
 /**
  * Reviewing AI changes on two nodes of one PostgreSQL log (DESIGN §11): changes an assistant made through node A,
@@ -15,16 +16,8 @@ const CLAUDE: Actor = { kind: 'mcp', principal: 'claude', connection: 'c-1' }
 const WRITER = { tabId: 't-1', windowLabel: 'main' }
 afterEach(closeNodes)
 
-async function personTypes(node: Quire, docId: string, edit: (text: Y.Text) => void): Promise<void> {
-  const state = (await node.services.engine.documents.get(docId))!
-  const typist = new Y.Doc()
-  Y.applyUpdate(typist, Y.encodeStateAsUpdate(state.ydoc))
-  const before = Y.encodeStateVector(typist)
-  edit(typist.getText('source'))
-  const update = Y.encodeStateAsUpdate(typist, before)
-  typist.destroy()
-  await (await node.services.engine.commands.documents.applyPeerUpdates(docId, [update], { kind: 'peer', peer: 'console' })).durable
-}
+/** The person types (a peer's update, as the console sends it), and the keystroke is in the log. */
+const personTypes = (node: Quire, docId: string, edit: (text: Y.Text) => void) => typeAsPerson(node.services.engine, docId, edit, 'console')
 
 async function sameOnBoth(a: Quire, b: Quire, docId: string): Promise<string> {
   const head = async (node: Quire) => {

@@ -13,6 +13,7 @@ import { connectInProcess } from '../support/mcpHarness.js'
 import { usePostgresDatabase } from '../support/postgresServer.js'
 import { useTempHomes } from '../support/tempHome.js'
 import { eventually } from './support.js'
+import { personTypes as typeAsPerson } from '../support/personTypes.js'
 
 /**
  * DOC.WRITE.BASE across nodes: a `document.write` without `expected_revision` is an edit from the text its tab's
@@ -88,18 +89,8 @@ async function read(assistant: Assistant, tabId: string): Promise<{ content: str
   return result.structured as { content: string; revision: string }
 }
 
-/** The person types on `node` (a peer's Yjs update, as the console sends it), and the keystroke is in the log. */
-async function personTypes(node: Quire, docId: string, edit: (text: Y.Text) => void): Promise<void> {
-  const state = (await node.services.engine.documents.get(docId))!
-  const typist = new Y.Doc()
-  Y.applyUpdate(typist, Y.encodeStateAsUpdate(state.ydoc))
-  const before = Y.encodeStateVector(typist)
-  edit(typist.getText('source'))
-  const update = Y.encodeStateAsUpdate(typist, before)
-  typist.destroy()
-  const outcome = await node.services.engine.commands.documents.applyPeerUpdates(docId, [update], { kind: 'peer', peer: 'console' })
-  await outcome.durable
-}
+/** The person types (a peer's update, as the console sends it), and the keystroke is in the log. */
+const personTypes = (node: Quire, docId: string, edit: (text: Y.Text) => void) => typeAsPerson(node.services.engine, docId, edit, 'console')
 
 /** Every node replays `revision` to exactly `text` (once it has read what the log holds). */
 async function replaysOnEveryNode(nodes: readonly Quire[], docId: string, revision: string, text: string): Promise<void> {

@@ -11,6 +11,7 @@ import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import { compareDocuments } from '../../core/audit/verify.js'
 import { useTempHomes } from '../support/tempHome.js'
+import { personTypes as typeAsPerson } from '../support/personTypes.js'
 
 const newHome = useTempHomes()
 const CLAUDE: Actor = { kind: 'mcp', principal: 'claude', connection: 'c-1' }
@@ -26,17 +27,8 @@ async function withEngine(test: (engine: Engine) => Promise<void>): Promise<void
   }
 }
 
-/** The person types at `at` (a peer's update on a copy of the document). */
-async function personTypes(engine: Engine, docId: string, edit: (text: Y.Text) => void): Promise<void> {
-  const state = (await engine.documents.get(docId))!
-  const typist = new Y.Doc()
-  Y.applyUpdate(typist, Y.encodeStateAsUpdate(state.ydoc))
-  const before = Y.encodeStateVector(typist)
-  edit(typist.getText('source'))
-  const update = Y.encodeStateAsUpdate(typist, before)
-  typist.destroy()
-  await (await engine.commands.documents.applyPeerUpdates(docId, [update], { kind: 'peer', peer: 'console' })).durable
-}
+/** The person types (a peer's update, as the console sends it), and the keystroke is in the log. */
+const personTypes = (engine: Engine, docId: string, edit: (text: Y.Text) => void) => typeAsPerson(engine, docId, edit, 'console')
 
 async function text(engine: Engine, docId: string): Promise<string> {
   return (await engine.documents.get(docId))!.content

@@ -10,6 +10,7 @@ import { USER } from '../../core/events/actor.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
 import { connectInProcess } from '../support/mcpHarness.js'
 import { gatedLog, type GatedLog } from '../support/gatedLog.js'
+import { personTypes as typeAsPerson } from '../support/personTypes.js'
 
 /**
  * DOC.WRITE.BASE on one node's own log: the base of a write without `expected_revision` (the text its tab's principal
@@ -32,16 +33,8 @@ async function claude(quire: Quire, connection: string): Promise<Assistant> {
   }
 }
 
-async function personTypes(quire: Quire, docId: string, edit: (text: Y.Text) => void): Promise<void> {
-  const state = (await quire.services.engine.documents.get(docId))!
-  const typist = new Y.Doc()
-  Y.applyUpdate(typist, Y.encodeStateAsUpdate(state.ydoc))
-  const before = Y.encodeStateVector(typist)
-  edit(typist.getText('source'))
-  const update = Y.encodeStateAsUpdate(typist, before)
-  typist.destroy()
-  await (await quire.services.engine.commands.documents.applyPeerUpdates(docId, [update], { kind: 'peer', peer: 'console' })).durable
-}
+/** The person types (a peer's update, as the console sends it), and the keystroke is in the log. */
+const personTypes = (quire: Quire, docId: string, edit: (text: Y.Text) => void) => typeAsPerson(quire.services.engine, docId, edit, 'console')
 
 describe('DOC.WRITE.BASE on one node', () => {
   let base: string
