@@ -1,23 +1,32 @@
 import { randomBytes } from 'node:crypto'
-import { openQuire, type Quire } from '../../adapters/host/quire.js'
+import { openQuire, type Quire, type QuireOptions } from '../../adapters/host/quire.js'
 import { usePostgresDatabase } from '../support/postgresServer.js'
 import { useTempHomes } from '../support/tempHome.js'
 
 /**
  * For a test file of several Quire nodes on one machine: a PostgreSQL database made for the file (a throwaway
  * cluster, or QUIRE_TEST_POSTGRES) and `cluster(n)`, n nodes each with a data directory of its own, sharing one log
- * in a fresh schema. Every node is closed after the test.
+ * in a fresh schema. Every node is closed by `closeNodes` (call it in afterEach).
  */
 export function useNodes(): (count: number) => Promise<Quire[]> {
+  const cluster = useNodesWith()
+  return (count) => cluster(...Array.from({ length: count }, (): QuireOptions => ({})))
+}
+
+/** As `useNodes`, each node opened with options of its own (a log whose writes can be held, say). */
+export function useNodesWith(): (...options: QuireOptions[]) => Promise<Quire[]> {
   const database = usePostgresDatabase()
   const newHome = useTempHomes()
-  return async (count) => {
+  return async (...options) => {
     const schema = `nodes_${randomBytes(6).toString('hex')}`
     const store = `${database()}${database().includes('?') ? '&' : '?'}schema=${schema}`
     const nodes: Quire[] = []
     // One after another: the first creates the schema, the rest find it.
-    for (let index = 0; index < count; index += 1) nodes.push(await openQuire(await newHome(), { store, watchDisk: false }))
-    onTestFinishedClose(nodes)
+    for (const each of options) {
+      const node = await openQuire(await newHome(), { ...each, store, watchDisk: false })
+      onTestFinishedClose([node])
+      nodes.push(node)
+    }
     return nodes
   }
 }

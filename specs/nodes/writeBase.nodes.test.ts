@@ -1,18 +1,15 @@
-import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { openQuire, type Quire, type QuireOptions } from '../../adapters/host/quire.js'
+import type { Quire } from '../../adapters/host/quire.js'
 import { replayDocument } from '../../core/audit/replay.js'
 import { USER } from '../../core/events/actor.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
 import { connectInProcess } from '../support/mcpHarness.js'
-import { usePostgresDatabase } from '../support/postgresServer.js'
-import { useTempHomes } from '../support/tempHome.js'
-import { eventually } from './support.js'
+import { closeNodes, eventually, useNodesWith } from './support.js'
 import { personTypes as typeAsPerson } from '../support/personTypes.js'
 
 /**
@@ -21,28 +18,15 @@ import { personTypes as typeAsPerson } from '../support/personTypes.js'
  * behind a load balancer writes exactly what it sends, and a person's typing since its base survives, whichever node
  * took each call. Every acknowledged write replays, on every node, to the text it answered.
  */
-const database = usePostgresDatabase()
-const newHome = useTempHomes()
+const cluster = useNodesWith()
 
-const opened: Quire[] = []
 const clients: Client[] = []
 const folders: string[] = []
 afterEach(async () => {
   await Promise.allSettled(clients.splice(0).map((client) => client.close()))
-  await Promise.allSettled(opened.splice(0).map((node) => node.close()))
+  await closeNodes()
   await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })))
 })
-
-async function cluster(...options: QuireOptions[]): Promise<Quire[]> {
-  const store = `${database()}${database().includes('?') ? '&' : '?'}schema=base_${randomBytes(6).toString('hex')}`
-  const nodes: Quire[] = []
-  for (const each of options) {
-    const node = await openQuire(await newHome(), { ...each, store, watchDisk: false })
-    opened.push(node)
-    nodes.push(node)
-  }
-  return nodes
-}
 
 interface Assistant {
   call(tool: string, args: Record<string, unknown>): Promise<{ isError: boolean; structured: Record<string, unknown> | undefined; text: string }>
