@@ -111,10 +111,16 @@ export class AppendPipeline<Row> {
     return head
   }
 
-  /** Loads the heads of the appends' streams this log does not hold yet (invalid names are refused by `assign`). */
-  async loadHeads(streams: Iterable<string>): Promise<void> {
-    const missing = [...streams].filter((stream) => !this.heads.has(stream) && isValidStreamName(stream))
-    await Promise.all(missing.map((stream) => this.streamHead(stream)))
+  /**
+   * Loads the heads of the streams this log does not hold yet (invalid names are refused by `assign`); undefined
+   * when it holds them all, so that the usual append does not wait a turn for nothing.
+   */
+  loadHeads(streams: Iterable<string>): Promise<unknown> | undefined {
+    let loads: Promise<StreamHead>[] | undefined
+    for (const stream of streams) {
+      if (!this.heads.has(stream) && isValidStreamName(stream)) (loads ??= []).push(this.streamHead(stream))
+    }
+    return loads && Promise.all(loads)
   }
 
   /**
@@ -154,8 +160,10 @@ export class AppendPipeline<Row> {
       assigned.push({ stream, events: recorded, head, version })
     })
     const rows = toRows(assigned, position - 1)
+    const events: RecordedEvent[] = []
+    for (const stream of assigned) for (const event of stream.events) events.push(event)
     const durable = this.register(
-      assigned.flatMap(({ events }) => events),
+      events,
       assigned.map(({ stream, head }) => [stream, head] as const),
       rows,
     )

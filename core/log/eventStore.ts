@@ -255,13 +255,11 @@ export class EventStore implements EventLog {
 
   async append(appends: readonly StreamAppend[]): Promise<AppendedBatch> {
     this.assertWritable()
-    await this.pipeline.loadHeads(appends.map(({ stream }) => stream))
+    const loading = this.pipeline.loadHeads(appends.map(({ stream }) => stream))
+    if (loading) await loading
     // Nothing awaits from here on: the version checks and the positions happen in one synchronous step.
-    const enqueued = this.enqueueAtomic(appends)
-    return {
-      streams: enqueued.map(({ durable: _, ...stream }, index) => ({ stream: appends[index]!.stream, ...stream })),
-      durable: enqueued[0]!.durable,
-    }
+    this.assertWritable()
+    return this.pipeline.assign(appends, (assigned, lastPosition) => this.operationsFor(assigned, lastPosition))
   }
 
   /**
@@ -270,7 +268,8 @@ export class EventStore implements EventLog {
    * wins), and with JournalWriteError when the write failed for good.
    */
   async appendToStream(stream: string, events: readonly EventInput[], options: AppendOptions = {}): Promise<AppendResult> {
-    await this.pipeline.loadHeads([stream])
+    const loading = this.pipeline.loadHeads([stream])
+    if (loading) await loading
     const enqueued = this.enqueue(stream, events, options)
     await enqueued.durable
     return {
