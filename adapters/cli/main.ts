@@ -22,6 +22,7 @@ const HOME_COMMANDS: Record<string, { load: () => Promise<HomeCommand>; stderr?:
   log: { load: async () => (await import('./commands/log.js')).logCommand },
   replay: { load: async () => (await import('./commands/replay.js')).replayCommand, raw: true },
   verify: { load: async () => (await import('./commands/verify.js')).verifyCommand },
+  rebuild: { load: async () => (await import('./commands/rebuild.js')).rebuildCommand },
   migrate: { load: async () => (await import('./commands/migrate.js')).migrateCommand },
   serve: { load: async () => (await import('./commands/serve.js')).serveCommand },
   // stdout carries the MCP protocol: everything else goes to stderr.

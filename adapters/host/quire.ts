@@ -2,6 +2,7 @@ import type { Engine } from '../../core/engine.js'
 import { DiskSync } from './diskSync.js'
 import { openEngineHome, type EngineHomeOptions } from './engineHome.js'
 import { createFileSystem } from './fileSystem.js'
+import { ReadModels } from './readModels.js'
 import { createServices, type Services } from './services.js'
 import { QUIRE_VERSION } from './version.js'
 
@@ -35,7 +36,14 @@ export async function openQuire(home: string, options: QuireOptions = {}): Promi
     )
   const engine = await openEngineHome(home, { ...options, fileSystem })
   opened = engine
-  const services = createServices(engine, QUIRE_VERSION)
+  let readModels: ReadModels
+  try {
+    readModels = await ReadModels.start(home, engine.store)
+  } catch (error) {
+    await engine.close()
+    throw error
+  }
+  const services = createServices(engine, QUIRE_VERSION, readModels)
   if (options.watchDisk !== false) diskSync = new DiskSync(services, options.log)
   return {
     services,
@@ -45,6 +53,7 @@ export async function openQuire(home: string, options: QuireOptions = {}): Promi
       services.workflowRunner.stop()
       await services.workflowRecorder.close()
       await services.browser.stop()
+      await readModels.close()
       await engine.close()
     },
   }

@@ -6,6 +6,7 @@ import { BrowserEngine } from '../browser/engine.js'
 import { SavedSessions } from '../browser/savedSessions.js'
 import { WorkflowRunner } from '../browser/workflowRunner.js'
 import { WorkflowRecorder } from '../browser/recorder.js'
+import type { ReadModels } from './readModels.js'
 
 /**
  * Everything an adapter may call: the engine (its views for reading) and its commands, plus what only a process
@@ -30,13 +31,15 @@ export interface Services extends Commands {
    * are all `list` gives; `delete` removes one). The named profiles are the engine's (`browser.listProfiles`).
    */
   readonly savedSessions: SavedSessions
+  /** The read models following the log (the audit index, document history): `quire log`, `history`, `verify`. */
+  readonly readModels: ReadModels
   readonly version: string
 }
 
-export function createServices(engine: Engine, version: string): Services {
+export function createServices(engine: Engine, version: string, readModels: ReadModels): Services {
   const browser = new BrowserEngine({ profileDir: join(engine.home, 'browser-profile'), profilesDir: join(engine.home, 'browser-profiles') })
   const savedSessions = new SavedSessions({ dir: join(engine.home, 'browser-sessions') })
   const workflowRunner = new WorkflowRunner({ engine: browser, access: engine.commands.browserAccess, approvals: engine.commands.approvals, runs: engine.commands.workflowRuns, now: engine.now })
   const workflowRecorder = new WorkflowRecorder({ engine: browser, recordings: engine.commands.workflowRecordings })
-  return { ...engine.commands, engine, presence: engine.presence, validator: createWorkflowValidator(), browser, workflowRunner, workflowRecorder, savedSessions, version }
+  return { ...engine.commands, engine, presence: engine.presence, validator: createWorkflowValidator(), browser, workflowRunner, workflowRecorder, savedSessions, readModels, version }
 }

@@ -4,11 +4,10 @@ import { USER } from '../../core/events/actor.js'
 import { isQuireError, QuireError } from '../../core/errors.js'
 import type { Services } from '../host/services.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
-import { documentHistory } from '../../projections/history/history.js'
-import { auditEvents, type AuditEvent } from '../../projections/audit/auditEvent.js'
+import { auditLog, historyAnswer } from '../host/auditAnswers.js'
 import { replayDocument } from '../../core/audit/replay.js'
 import { verify } from '../../core/audit/verify.js'
-import { findDocument, resolveDocument } from '../../core/audit/resolve.js'
+import { resolveDocument } from '../../core/audit/resolve.js'
 import { settingEntries } from '../../core/settings/events.js'
 import { adminCommentRoutes } from './adminComments.js'
 import { adminCoherenceRoutes } from './adminCoherence.js'
@@ -23,7 +22,7 @@ import { parseApprovalScope } from '../../core/approvals/events.js'
  * Reachable only with the port file's access token, never with an agent's token: an assistant must not be able to
  * approve its own requests through the MCP credentials it holds.
  */
-/** Most events one `/admin/log` answer carries; page with `since` for more. */
+/** Most events one `/admin/log` answer carries; page with `after` for more. */
 const MAX_LOG_EVENTS = 100_000
 
 export interface AdminOptions {
@@ -62,10 +61,7 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
     const { engine } = services
     return c.json({ workspaceInstanceId: await openWorkspaceAsPerson(engine.store, engine.views.workspace, body.data.path, USER) })
   })
-  app.get('/history', async (c) => {
-    const found = await findDocument(services.engine, c.req.query('doc') ?? '', c.req.query('cwd') || undefined)
-    return c.json({ ...found, entries: await documentHistory(services.engine, found.docId) })
-  })
+  app.get('/history', async (c) => c.json(await historyAnswer(services.readModels, c.req.query('doc') ?? '', c.req.query('cwd') || undefined)))
   app.post('/divergence', async (c) => {
     const body = z.object({ doc: z.string().min(1), choice: z.enum(['keep', 'reload']), cwd: z.string().optional() }).safeParse(await c.req.json().catch(() => null))
     if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"doc": ..., "choice": "keep" | "reload"}' }, 400)
@@ -73,15 +69,31 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
     await services.files.resolveDivergence(docId, body.data.choice, USER)
     return c.json({ docId, choice: body.data.choice })
   })
+  // `quire log` and its filters, answered by the audit index.
   app.get('/log', async (c) => {
     const number = (name: string) => {
       const value = c.req.query(name)
       return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined
     }
-    const events: AuditEvent[] = []
-    const limit = Math.min(number('limit') ?? MAX_LOG_EVENTS, MAX_LOG_EVENTS)
-    for await (const event of auditEvents(services.engine, { since: number('since'), stream: c.req.query('stream'), limit })) events.push(event)
-    return c.json({ events })
+    const types = c.req.queries('type')
+    const answer = await auditLog(services.readModels, services.engine.store, {
+      actor: c.req.query('actor'),
+      ...(types && types.length > 0 ? { types } : {}),
+      doc: c.req.query('doc'),
+      cwd: c.req.query('cwd') || undefined,
+      stream: c.req.query('stream'),
+      since: number('since'),
+      until: number('until'),
+      after: number('after'),
+      limit: Math.min(number('limit') ?? MAX_LOG_EVENTS, MAX_LOG_EVENTS),
+      full: c.req.query('full') === '1',
+    })
+    return c.json(answer)
+  })
+  app.post('/rebuild', async (c) => {
+    const body = z.object({ names: z.array(z.string().min(1)).optional() }).strict().safeParse(await c.req.json().catch(() => null))
+    if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"names"?: ["audit", ...]}' }, 400)
+    return c.json({ models: await services.readModels.rebuild(body.data.names) })
   })
   app.get('/replay', async (c) => {
     const content = await replayDocument(services.engine, c.req.query('doc') ?? '', c.req.query('at'), c.req.query('cwd') || undefined)
@@ -90,7 +102,7 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
   app.route('/comments', adminCommentRoutes(services)) // the person's side of review threads
   app.route('/coherence', adminCoherenceRoutes(services)) // `quire coherence`: status, edges, grants, grant, revoke
   app.route('/browser', adminBrowserRoutes(services)) // `quire browser`: assistants' named profiles, shared by the person
-  app.get('/verify', async (c) => c.json(await verify(services.engine)))
+  app.get('/verify', async (c) => c.json({ ...(await verify(services.engine)), models: await services.readModels.verify() }))
   app.get('/status', (c) =>
     c.json({
       home: services.engine.home,

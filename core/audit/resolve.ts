@@ -63,7 +63,7 @@ export async function findDocument(engine: DocumentIndex, pathOrId: string, cwd 
 }
 
 /** The path with symbolic links resolved; for a file that is gone, its folder's (a renamed file's old name is). */
-async function realPath(path: string): Promise<string> {
+export async function realPath(path: string): Promise<string> {
   try {
     return await realpath(path)
   } catch {

@@ -1,4 +1,3 @@
-import type { Engine } from '../../core/engine.js'
 import { describeActor, type Actor } from '../../core/events/actor.js'
 import type { RecordedEvent } from '../../core/log/eventLog.js'
 import { BrowserActionRecorded } from '../../core/browser/events.js'
@@ -17,28 +16,6 @@ export interface AuditEvent {
   readonly streamVersion: number
   readonly summary: string
   readonly data: unknown
-}
-
-export interface AuditQuery {
-  /** Events after this position (default 0: all). */
-  readonly since?: number
-  /** Only this stream. */
-  readonly stream?: string
-  readonly limit?: number
-}
-
-/** The audit trail, oldest first. */
-export async function* auditEvents(engine: Engine, query: AuditQuery = {}): AsyncGenerator<AuditEvent> {
-  const since = query.since ?? 0
-  const limit = query.limit ?? Number.POSITIVE_INFINITY
-  let yielded = 0
-  const events = query.stream ? engine.store.readStream(query.stream) : engine.store.readAll(since)
-  for await (const event of events) {
-    if (yielded >= limit) return
-    if (event.position <= since) continue
-    yield toAuditEvent(event)
-    yielded++
-  }
 }
 
 export function toAuditEvent(event: RecordedEvent): AuditEvent {
@@ -62,7 +39,7 @@ export interface AuditColumns {
 }
 
 /** The text form `quire log` prints: position, time, actor, type, stream, summary. */
-export function formatAuditEvent(event: AuditEvent, columns: AuditColumns = { actor: 18, type: 17 }): string {
+export function formatAuditEvent(event: Pick<AuditEvent, 'position' | 'at' | 'actor' | 'type' | 'stream' | 'summary'>, columns: AuditColumns = { actor: 18, type: 17 }): string {
   return `${String(event.position).padStart(8)}  ${event.at}  ${describeActor(event.actor).padEnd(columns.actor)}  ${event.type.padEnd(columns.type)}  ${event.stream}  ${event.summary}`
 }
 
