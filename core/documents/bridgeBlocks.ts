@@ -1,6 +1,6 @@
 import { diffMain, DIFF_DELETE, DIFF_EQUAL, DIFF_INSERT } from 'diff-match-patch-es'
 import type { Node } from 'prosemirror-model'
-import { parseMarkdown } from '../markdown/parse.js'
+import { parseMarkdownWhole } from '../markdown/parse.js'
 import { serializeBlock, serializeMarkdown } from '../markdown/serialize.js'
 
 /** The mirror's top-level blocks `[mirrorFrom, mirrorTo)` write what the parsed blocks `[parsedFrom, parsedTo)` do not. */
@@ -40,16 +40,29 @@ export function changedBlocks(mirror: Node, parsed: Node): BlockRegion[] {
   const mirrorCount = mirror.childCount
   const parsedCount = parsed.childCount
   let start = 0
-  while (start < mirrorCount && start < parsedCount && mirror.child(start).eq(parsed.child(start))) start++
+  while (start < mirrorCount && start < parsedCount && sameNode(mirror.child(start), parsed.child(start))) start++
   let mirrorEnd = mirrorCount
   let parsedEnd = parsedCount
-  while (mirrorEnd > start && parsedEnd > start && mirror.child(mirrorEnd - 1).eq(parsed.child(parsedEnd - 1))) {
+  while (mirrorEnd > start && parsedEnd > start && sameNode(mirror.child(mirrorEnd - 1), parsed.child(parsedEnd - 1))) {
     mirrorEnd--
     parsedEnd--
   }
   if (start === mirrorEnd && start === parsedEnd) return []
   const middle = { mirrorFrom: start, mirrorTo: mirrorEnd, parsedFrom: start, parsedTo: parsedEnd }
   return unequalByText(mirror, parsed, middle).flatMap((region) => unequalByMarkdown(mirror, parsed, region))
+}
+
+/**
+ * Pairs of blocks found equal: the mirror's blocks and the parse's are kept from one keystroke to the next (they are
+ * immutable), so a pair compared once is not compared again, and skipping the equal blocks costs a lookup each.
+ */
+const knownEqual = new WeakMap<Node, Node>()
+
+function sameNode(a: Node, b: Node): boolean {
+  if (a === b || knownEqual.get(a) === b) return true
+  if (!a.eq(b)) return false
+  knownEqual.set(a, b)
+  return true
 }
 
 /** The stretches of `within` left once blocks with the same text are aligned and those that are equal nodes settled. */
@@ -74,7 +87,7 @@ function unequalByText(mirror: Node, parsed: Node, within: BlockRegion): BlockRe
   // Between the regions the text diff found, blocks are paired one to one: a pair of unequal nodes joins a region.
   for (const region of [...coarse, { mirrorFrom: within.mirrorTo, mirrorTo: within.mirrorTo, parsedFrom: within.parsedTo, parsedTo: within.parsedTo }]) {
     for (; m < region.mirrorFrom; m++, p++) {
-      if (mirror.child(m).eq(parsed.child(p))) close(m, p)
+      if (sameNode(mirror.child(m), parsed.child(p))) close(m, p)
       else open ??= { m, p }
     }
     if (region.mirrorFrom < region.mirrorTo || region.parsedFrom < region.parsedTo) open ??= { m: region.mirrorFrom, p: region.parsedFrom }
@@ -103,7 +116,7 @@ interface Keyed {
  */
 function readBack(markdown: string): string {
   if (markdown === '') return markdown
-  const again = serializeMarkdown(parseMarkdown(markdown))
+  const again = serializeMarkdown(parseMarkdownWhole(markdown).doc)
   return again.length === 0 ? again : again.slice(0, -1)
 }
 

@@ -5,6 +5,7 @@ import { markdownSchema, type RawBlockKind } from './schema.js'
 import { createTokenizer } from './tokenizer.js'
 import { formatDestination, formatTitle } from './destination.js'
 import { lineTable, type LineTable } from './lines.js'
+import { mayDefine, reparse, WHOLE_BELOW, type ParseEntry } from './reparse.js'
 
 /** Where one top-level node came from: `[from, to)` in UTF-16 offsets, whole lines, without the final line break. */
 export interface BlockSpan {
@@ -132,17 +133,25 @@ export function parseMarkdown(text: string): Node {
 
 /**
  * The last text parsed and what it gave. The bridge parses the text it has just written to check it, and the next
- * keystroke parses that same text again as the starting point: one entry halves the parsing of steady typing.
+ * keystroke parses that same text again as the starting point: one entry halves the parsing of steady typing. A
+ * text that differs from it in a few blocks is parsed from it (`reparse`): a keystroke costs the blocks it touches.
  * Parsed nodes are immutable, so sharing them is safe.
  */
-let lastParsed: { readonly text: string; readonly parsed: ParsedMarkdown } | undefined
+let lastParsed: ParseEntry | undefined
 
 /** Parses Markdown and reports which source lines each top-level node came from. */
 export function parseMarkdownWithSpans(text: string): ParsedMarkdown {
   if (lastParsed?.text === text) return lastParsed.parsed
-  const parsed = parseUncached(text)
-  lastParsed = { text, parsed }
-  return parsed
+  const again = lastParsed && reparse(lastParsed, text, parseUncached)
+  const entry = again ? { text, parsed: again, local: true } : { text, parsed: parseUncached(text), local: !mayDefine(text) }
+  // A block parsed on its own between two keystrokes' parses must not push the document's parse out.
+  if (!lastParsed || text.length >= WHOLE_BELOW || lastParsed.text.length < WHOLE_BELOW) lastParsed = entry
+  return entry.parsed
+}
+
+/** A whole parse, with no parse before it to start from (what `reparse` is checked against). */
+export function parseMarkdownWhole(text: string): ParsedMarkdown {
+  return parseUncached(text)
 }
 
 function parseUncached(text: string): ParsedMarkdown {
