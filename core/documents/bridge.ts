@@ -3,7 +3,7 @@ import { updateYFragment } from 'y-prosemirror'
 import { parseMarkdown } from '../markdown/parse.js'
 import { captureUpdate } from '../markdown/captureUpdate.js'
 import type { Node as PMNode } from 'prosemirror-model'
-import { MIRROR_FRAGMENT, readMirror, SOURCE_TEXT, type MirrorRead } from '../markdown/mirror.js'
+import { MIRROR_FRAGMENT, readMirrorKept, SOURCE_TEXT, type MirrorRead } from '../markdown/mirror.js'
 import { textHunks } from './textDiff.js'
 import { changedBlocks, type BlockRegion } from './bridgeBlocks.js'
 import { transplant } from './bridgeTransplant.js'
@@ -15,7 +15,8 @@ import { transplant } from './bridgeTransplant.js'
  * null when nothing needed changing. Neither function calls the other; their transactions carry distinct origins
  * so an observer can tell them apart and not loop.
  *
- * Both parse the whole source and read the whole mirror (O(document)), then serialize only the blocks that differ
+ * Both parse the source and read the mirror again only where they changed since the last call (`parseMarkdownWithSpans`
+ * starts from its last parse, `readMirrorKept` from its last read), then serialize only the blocks that differ
  * (`changedBlocks`): callers run them only while a WYSIWYG editor is attached (`mirrorIsAttached`), and to attach
  * the first one.
  */
@@ -53,7 +54,7 @@ export function syncMirrorFromSource(ydoc: Y.Doc): Uint8Array | null {
       updateYFragment(ydoc, fragment, doc, { mapping: new Map(), isOMark: new Map() })
     })
   }
-  const mirror = readMirror(fragment)
+  const mirror = readMirrorKept(fragment)
   const regions = changedBlocks(mirror.doc, doc)
   if (regions.length === 0) return null
   return captureUpdate(ydoc, BRIDGE_TO_MIRROR, () => replaceBlocks(ydoc, fragment, mirror, doc, regions))
@@ -104,7 +105,7 @@ export function syncSourceFromMirror(ydoc: Y.Doc): Uint8Array | null {
   if (fragment.length === 0) return null
   const text = ydoc.getText(SOURCE_TEXT)
   const source = text.toString()
-  const next = transplant(source, readMirror(fragment).doc)
+  const next = transplant(source, readMirrorKept(fragment).doc)
   if (next === null || next === source) return null
   const hunks = textHunks(source, next)
   if (hunks.length === 0) return null

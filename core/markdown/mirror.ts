@@ -49,6 +49,103 @@ export function readMirror(fragment: Y.XmlFragment): MirrorRead {
   return { doc, mapping, indexes }
 }
 
+/** What `readMirrorKept` keeps of a fragment between reads: each top-level element's node, and which changed since. */
+interface KeptRead {
+  readonly nodes: WeakMap<Y.XmlElement, Node | null>
+  readonly mapping: MirrorMapping
+  readonly changed: Set<Y.AbstractType<unknown>>
+  /** Whether the fragment's own list of elements changed (an element added or deleted) since the last read. */
+  listChanged: boolean
+  last?: { readonly read: MirrorRead; readonly childOf: Map<Y.AbstractType<unknown>, number> }
+}
+
+const kept = new WeakMap<Y.XmlFragment, KeptRead>()
+
+/**
+ * `readMirror`, reading again only the top-level elements that changed since the last read of this fragment (an
+ * observer marks the element each change lands in); the others keep the node read before, which is immutable and
+ * equal to what reading them again would give. When no element was added or deleted, the last document has only the
+ * changed blocks replaced. The bridge reads the mirror on every keystroke: a keystroke then costs the block it
+ * touches, not the document. The mapping is the one kept across reads (entries of elements since deleted stay, and
+ * are never looked up).
+ */
+export function readMirrorKept(fragment: Y.XmlFragment): MirrorRead {
+  let read = kept.get(fragment)
+  if (!read) {
+    const fresh: KeptRead = { nodes: new WeakMap(), mapping: new Map(), changed: new Set(), listChanged: true }
+    fragment.observeDeep((events) => {
+      for (const event of events) {
+        const top = topLevelOf(fragment, event.target as Y.AbstractType<unknown>)
+        if (top) fresh.changed.add(top)
+        else fresh.listChanged = true
+      }
+    })
+    kept.set(fragment, fresh)
+    read = fresh
+  }
+  const replaced = read.listChanged ? undefined : replaceChanged(read)
+  const result = replaced ?? readAll(fragment, read)
+  read.changed.clear()
+  read.listChanged = false
+  return result
+}
+
+/** The last read with the changed elements read again in place; undefined when that cannot be done. */
+function replaceChanged(read: KeptRead): MirrorRead | undefined {
+  const last = read.last
+  if (!last) return undefined
+  let content = last.read.doc.content
+  for (const type of read.changed) {
+    const index = last.childOf.get(type)
+    if (index === undefined || !(type instanceof Y.XmlElement)) return undefined
+    const node = readElement(type, read.mapping)
+    if (!node) return undefined
+    read.nodes.set(type, node)
+    content = content.replaceChild(index, node)
+  }
+  const next = { ...last.read, doc: last.read.doc.copy(content) }
+  read.last = { read: next, childOf: last.childOf }
+  return next
+}
+
+function readAll(fragment: Y.XmlFragment, read: KeptRead): MirrorRead {
+  const content: Node[] = []
+  const indexes: number[] = []
+  const childOf = new Map<Y.AbstractType<unknown>, number>()
+  let index = 0
+  for (const child of fragment.toArray()) {
+    if (child instanceof Y.XmlElement) {
+      let node = read.nodes.get(child)
+      if (node === undefined || read.changed.has(child as Y.AbstractType<unknown>)) {
+        node = readElement(child, read.mapping)
+        read.nodes.set(child, node)
+      }
+      if (node) {
+        childOf.set(child as Y.AbstractType<unknown>, content.length)
+        content.push(node)
+        indexes.push(index)
+      }
+    }
+    index++
+  }
+  const doc = markdownSchema.topNodeType.createAndFill(null, content) ?? markdownSchema.topNodeType.create(null, content)
+  const result = { doc, mapping: read.mapping, indexes }
+  // A document with nothing readable gets a paragraph no element holds: no place to replace a block in.
+  read.last = content.length > 0 ? { read: result, childOf } : undefined
+  return result
+}
+
+/** The fragment's direct child `type` is in (itself, or one of its ancestors); undefined for the fragment itself. */
+function topLevelOf(fragment: Y.XmlFragment, type: Y.AbstractType<unknown>): Y.AbstractType<unknown> | undefined {
+  let current: Y.AbstractType<unknown> = type
+  for (;;) {
+    const parent = current._item?.parent
+    if (!(parent instanceof Y.AbstractType)) return undefined
+    if (parent === fragment) return current
+    current = parent as Y.AbstractType<unknown>
+  }
+}
+
 function readElement(element: Y.XmlElement, mapping: MirrorMapping): Node | null {
   const type = markdownSchema.nodes[element.nodeName]
   if (!type || type.isText) {
