@@ -1,6 +1,6 @@
 import { describeActor } from '../../core/events/actor.js'
-import { SESSION_GAP_MS } from '../history/editSessions.js'
-import type { AuditEntry } from './auditIndex.js'
+import { SESSION_GAP_MS } from './editSessions.js'
+import type { AuditEntry } from '../audit/auditIndex.js'
 
 /** The person's keystrokes in one document, one after the other with no more than five minutes between them. */
 export interface TypingSession {
