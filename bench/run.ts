@@ -1,5 +1,6 @@
 import { cpus, loadavg } from 'node:os'
 import { appendBenchmark } from './append.js'
+import { auditBenchmark } from './audit.js'
 import { applyPatchBenchmark } from './applyPatch.js'
 import { browserBenchmark } from './browser.js'
 import { coherenceBenchmark } from './coherence.js'
@@ -50,7 +51,7 @@ import { fmtRatio, metLabel, now, printTable, printTargets, unjudged, type Bench
 const benchmarks: readonly Benchmark[] = [
   appendBenchmark, ingestBenchmark, coldOpenBenchmark, rssBenchmark, mcpWriteBenchmark, readRecordBenchmark, mcpThroughputBenchmark, mcpFilesystemBenchmark, mcpEditsBenchmark,
   transformBenchmark, applyPatchBenchmark, validateBenchmark, fanoutBenchmark, browserBenchmark, coherenceBenchmark,
-  workflowParseBenchmark, scalingBenchmark, postgresBenchmark, nodesBenchmark, reviewBenchmark, keystrokeBenchmark,
+  workflowParseBenchmark, scalingBenchmark, postgresBenchmark, nodesBenchmark, reviewBenchmark, auditBenchmark, keystrokeBenchmark,
 ]
 
 const args = process.argv.slice(2)
