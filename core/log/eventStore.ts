@@ -259,7 +259,7 @@ export class EventStore implements EventLog {
     if (loading) await loading
     // Nothing awaits from here on: the version checks and the positions happen in one synchronous step.
     this.assertWritable()
-    return this.pipeline.assign(appends, (assigned, lastPosition) => this.operationsFor(assigned, lastPosition))
+    return this.pipeline.assign(appends, this.toOperations)
   }
 
   /**
@@ -268,8 +268,7 @@ export class EventStore implements EventLog {
    * wins), and with JournalWriteError when the write failed for good.
    */
   async appendToStream(stream: string, events: readonly EventInput[], options: AppendOptions = {}): Promise<AppendResult> {
-    const loading = this.pipeline.loadHeads([stream])
-    if (loading) await loading
+    if (!this.pipeline.heads.has(stream)) await this.pipeline.streamHead(stream)
     const enqueued = this.enqueue(stream, events, options)
     await enqueued.durable
     return {
@@ -298,15 +297,15 @@ export class EventStore implements EventLog {
    */
   enqueueAtomic(appends: readonly StreamAppend[]): EnqueuedAppend[] {
     this.assertWritable()
-    const { streams, durable } = this.pipeline.assign(appends, (assigned, lastPosition) => this.operationsFor(assigned, lastPosition))
-    return streams.map(({ stream: _, ...stream }) => ({ ...stream, durable }))
+    const { streams, durable } = this.pipeline.assign(appends, this.toOperations)
+    return streams.map(({ events, nextExpectedStreamVersion, createdNewStream }) => ({ events, nextExpectedStreamVersion, createdNewStream, durable }))
   }
 
   /**
    * The batch operations of one append: per stream a chunk of its events, its index entry and, for a new stream, its
    * marker. The append that first holds a type at a version grows the event versions record in its own batch.
    */
-  private operationsFor(assigned: readonly AssignedStream[], lastPosition: number): BatchOperation[] {
+  private readonly toOperations = (assigned: readonly AssignedStream[], lastPosition: number): BatchOperation[] => {
     const operations: BatchOperation[] = []
     const versionsBefore = this.pendingVersions.at(-1)?.versions ?? this.recordedVersions
     let versions = versionsBefore
