@@ -23,6 +23,7 @@ const HOME_COMMANDS: Record<string, { load: () => Promise<HomeCommand>; stderr?:
   replay: { load: async () => (await import('./commands/replay.js')).replayCommand, raw: true },
   verify: { load: async () => (await import('./commands/verify.js')).verifyCommand },
   rebuild: { load: async () => (await import('./commands/rebuild.js')).rebuildCommand },
+  diff: { load: async () => (await import('./commands/diff.js')).diffCommand, raw: true },
   migrate: { load: async () => (await import('./commands/migrate.js')).migrateCommand },
   serve: { load: async () => (await import('./commands/serve.js')).serveCommand },
   // stdout carries the MCP protocol: everything else goes to stderr.
