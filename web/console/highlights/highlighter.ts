@@ -40,6 +40,8 @@ export class Highlighter {
   private taken = 0
   /** Placements put off in a row because the editor could not place source offsets yet. */
   private putOff = 0
+  /** The editor the last placement left marks in (none when it placed none). */
+  private markedEditor: MountedEditor | undefined
   private readonly onUpdate = () => {
     this.putOff = 0
     this.schedule()
@@ -117,6 +119,14 @@ export class Highlighter {
   private apply(): void {
     const editor = this.editor()
     if (this.destroyed || !editor) return
+    // Nothing to mark: placing no marks needs no map of the source (in WYSIWYG a pass over the whole document, after
+    // every keystroke), only clearing the marks this editor still shows.
+    if ((this.changes?.changes.length ?? 0) === 0 && this.anchors.length === 0) {
+      if (this.markedEditor === editor) editor.setHighlights([], [])
+      this.markedEditor = undefined
+      this.putOff = 0
+      return
+    }
     const text = this.ydoc.getText('source')
     const source = text.toString()
     const map = editor.mapSource(source)
@@ -136,5 +146,6 @@ export class Highlighter {
       marks.push({ from, to, className: `comment-anchor${anchor.id === this.activeComment ? ' active' : ''}`, title: anchor.title })
     }
     editor.setHighlights(marks, deletions)
+    this.markedEditor = marks.length + deletions.length > 0 ? editor : undefined
   }
 }
