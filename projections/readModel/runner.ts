@@ -9,6 +9,8 @@ export const FORMAT_KEY = '~format'
 
 /** Events folded before their writes and the checkpoint go to the store together. */
 const BATCH_EVENTS = 2_000
+/** How long folded events may wait to be stored while the log's head runs ahead of them. */
+const COMMIT_AFTER_MS = 50
 
 export interface RunnerStatus {
   readonly name: string
@@ -28,7 +30,7 @@ export class ReadModelRunner {
   private pendingEvents = 0
   private work: Promise<void> = Promise.resolve()
   private stop: (() => void) | undefined
-  private flushScheduled = false
+  private commitTimer: ReturnType<typeof setTimeout> | undefined
   private failure: unknown
   /** Counts the subscriptions started: events of one stopped by a rebuild are not folded into the new store. */
   private generation = 0
@@ -94,6 +96,8 @@ export class ReadModelRunner {
   async close(): Promise<void> {
     this.stop?.()
     this.stop = undefined
+    clearTimeout(this.commitTimer)
+    this.commitTimer = undefined
     await this.enqueue(() => this.commit())
   }
 
@@ -108,18 +112,21 @@ export class ReadModelRunner {
     await this.model.fold(event, this.batch)
     this.folded = event.position
     this.pendingEvents++
-    if (this.pendingEvents >= BATCH_EVENTS) await this.commit()
+    if (this.pendingEvents >= BATCH_EVENTS || event.position >= this.log.durableHeadPosition) await this.commit()
     else this.scheduleCommit()
   }
 
-  /** A batch is stored once the events delivered at once are folded: at the end of catch-up, or of a live burst. */
+  /**
+   * A batch is stored when it is full or the model has reached the log's head; this timer stores the rest of a batch
+   * whose head moved on meanwhile, so a query never waits long for it.
+   */
   private scheduleCommit(): void {
-    if (this.flushScheduled) return
-    this.flushScheduled = true
-    setImmediate(() => {
-      this.flushScheduled = false
-      void this.enqueue(() => this.commit())
-    })
+    if (this.commitTimer) return
+    this.commitTimer = setTimeout(() => {
+      this.commitTimer = undefined
+      void this.enqueue(() => this.commit()).catch(() => undefined)
+    }, COMMIT_AFTER_MS)
+    this.commitTimer.unref()
   }
 
   private async commit(): Promise<void> {
