@@ -34,7 +34,8 @@ commands:
                           the person's side of every approval an assistant asked for
   settings [list | set KEY VALUE]
                           the person's settings, e.g. cjkFormatting.quoteStyle corner for the cjk-format transform
-  history PATH_OR_ID      every save (assistants' marked (mcp)) and open of a document, with revisions; a path
+  history PATH_OR_ID      a document's opens and saves (assistants' marked (mcp)) with revisions, AI writes
+                          (NOT APPLIED when aborted), restores, moves, reviews and typing sessions; a path
                           the document left (saved elsewhere, its file renamed) finds it too
   review list PATH_OR_ID [--all] [--json]
                           the document's pending AI changes (--all: every one): id, agent, time, revision,
@@ -63,13 +64,24 @@ commands:
   browser profiles | share PROFILE --owner AGENT --with AGENT | unshare PROFILE --owner AGENT --with AGENT
                           assistants' named browser profiles, each its agent's own (never a login shown);
                           share lets agent WITH open OWNER's profile, logins included, until unshare
-  log [--stream S] [--since POS] [--limit N] [--json]
-                          events after position POS (default: all), oldest first: position, time, actor, type,
-                          and a summary; --json prints one JSON object per line
+  log [--actor NAME] [--type T]... [--doc PATH_OR_ID] [--since TIME] [--until TIME] [--after POS]
+      [--stream S] [--limit N] [--no-keystrokes] [--json]
+                          events oldest first: position, time, actor, type, stream and a summary; writes
+                          that did not apply are marked NOT APPLIED. --actor: an agent's name, person, disk
+                          or system; --type: a type or a prefix ending in . (repeatable); --doc: by id or
+                          any path it had; TIME: ISO 8601 or how long ago (30m, 2h, 3d); --after POS: after
+                          that log position (so is a whole number given to --since); --no-keystrokes: the
+                          person's typing as one line per session; --json: one JSON object per line
   replay --doc PATH_OR_ID [--at REVISION]
                           the document's exact content at REVISION (default: now), and nothing else
-  verify                  rebuild every projection from the log and compare it with the live state;
-                          exit 0 when identical, 1 with a summary of what differs or is damaged
+  diff PATH_OR_ID REV_A [REV_B] [--words]
+                          a unified diff of the document between two revisions (REV_B default: now);
+                          --words: word by word, [-removed-]{+added+}
+  verify                  rebuild every projection from the log and compare it with the live state, and
+                          each read model with a fresh rebuild; exit 0 when identical, 1 with a summary of
+                          what differs or is damaged
+  rebuild [NAME]...       drop the read models (audit, history; all when none named) and fold them again
+                          from the log
   migrate --to postgres://… [--from DIR] [--schema NAME]
                           copy the LevelDB log of DIR (default: the data directory) into an empty PostgreSQL
                           log (schema NAME, or ?schema= in the URL as --store takes it; default quire) event
