@@ -24,6 +24,7 @@ const HOME_COMMANDS: Record<string, { load: () => Promise<HomeCommand>; stderr?:
   verify: { load: async () => (await import('./commands/verify.js')).verifyCommand },
   rebuild: { load: async () => (await import('./commands/rebuild.js')).rebuildCommand },
   diff: { load: async () => (await import('./commands/diff.js')).diffCommand, raw: true },
+  blame: { load: async () => (await import('./commands/blame.js')).blameCommand },
   migrate: { load: async () => (await import('./commands/migrate.js')).migrateCommand },
   serve: { load: async () => (await import('./commands/serve.js')).serveCommand },
   // stdout carries the MCP protocol: everything else goes to stderr.

@@ -77,6 +77,9 @@ commands:
   diff PATH_OR_ID REV_A [REV_B] [--words]
                           a unified diff of the document between two revisions (REV_B default: now);
                           --words: word by word, [-removed-]{+added+}
+  blame PATH_OR_ID [--at REV] [--json]
+                          each line with who last changed it (an agent's name, person, disk, system) and
+                          when; --json: the lines and the spans (character ranges) of each change
   verify                  rebuild every projection from the log and compare it with the live state, and
                           each read model with a fresh rebuild; exit 0 when identical, 1 with a summary of
                           what differs or is damaged

@@ -6,6 +6,8 @@ import { toAuditEvent, type AuditEvent } from '../../projections/audit/auditEven
 import type { AuditEntry } from '../../projections/audit/auditIndex.js'
 import { documentsByPath, knowsDocument, queryAudit, type AuditFilter } from '../../projections/audit/auditQuery.js'
 import { historyOf, type HistoryRecord } from '../../projections/history/historyModel.js'
+import { blameDocument, type Blame } from '../../projections/history/blame.js'
+import { positionOfRevision } from '../../core/documents/revision.js'
 import type { ReadModelStore } from '../../projections/readModel/store.js'
 import type { ReadModels } from './readModels.js'
 
@@ -40,6 +42,14 @@ export async function auditLog(readModels: ReadModels, log: Pick<EventLog, 'read
 export async function historyAnswer(readModels: ReadModels, target: string, cwd?: string): Promise<FoundDocument & { records: HistoryRecord[] }> {
   const found = await findIndexedDocument(await readModels.current('audit'), target, cwd)
   return { ...found, records: await historyOf(await readModels.current('history'), found.docId) }
+}
+
+/** Each line of a document with who last changed it, as of revision `at` (default: now). */
+export async function blameAnswer(readModels: ReadModels, log: Pick<EventLog, 'readStream'>, target: string, cwd?: string, at?: string): Promise<FoundDocument & Blame> {
+  const to = at === undefined ? undefined : positionOfRevision(at)
+  if (at !== undefined && to === undefined) throw new QuireError('INVALID_ARGUMENT', `${JSON.stringify(at)} is not a revision token (rev-...)`)
+  const found = await findIndexedDocument(await readModels.current('audit'), target, cwd)
+  return { ...found, ...(await blameDocument(log, found.docId, to)) }
 }
 
 /**

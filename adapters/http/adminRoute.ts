@@ -4,7 +4,7 @@ import { USER } from '../../core/events/actor.js'
 import { isQuireError, QuireError } from '../../core/errors.js'
 import type { Services } from '../host/services.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
-import { auditLog, historyAnswer } from '../host/auditAnswers.js'
+import { auditLog, blameAnswer, historyAnswer } from '../host/auditAnswers.js'
 import { replayDocument } from '../../core/audit/replay.js'
 import { verify } from '../../core/audit/verify.js'
 import { resolveDocument } from '../../core/audit/resolve.js'
@@ -90,6 +90,7 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
     })
     return c.json(answer)
   })
+  app.get('/blame', async (c) => c.json(await blameAnswer(services.readModels, services.engine.store, c.req.query('doc') ?? '', c.req.query('cwd') || undefined, c.req.query('at'))))
   app.post('/rebuild', async (c) => {
     const body = z.object({ names: z.array(z.string().min(1)).optional() }).strict().safeParse(await c.req.json().catch(() => null))
     if (!body.success) return c.json({ error: 'INVALID_ARGUMENT', message: 'expected {"names"?: ["audit", ...]}' }, 400)

@@ -65,6 +65,7 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/admin/divergence', fields: ['doc', 'choice', 'cwd'] },
   { method: 'GET', path: '/admin/log', query: ['after', 'since', 'until', 'limit', 'stream', 'actor', 'type', 'doc', 'cwd', 'full'] },
   { method: 'POST', path: '/admin/rebuild', fields: ['names'] },
+  { method: 'GET', path: '/admin/blame', query: ['doc', 'cwd', 'at'] },
   { method: 'GET', path: '/admin/replay', query: ['doc', 'at', 'cwd'] },
   { method: 'GET', path: '/admin/comments', query: ['doc', 'cwd'] },
   { method: 'POST', path: '/admin/comments', fields: ['doc', 'from', 'to', 'body', 'cwd'] },
