@@ -11,6 +11,8 @@ export const FORMAT_KEY = '~format'
 const BATCH_EVENTS = 2_000
 /** How long folded events may wait to be stored while the log's head runs ahead of them. */
 const COMMIT_AFTER_MS = 50
+/** How long `current` waits for the model before it checks that anything readable is left to fold. */
+const IDLE_CHECK_MS = 250
 
 export interface RunnerStatus {
   readonly name: string
@@ -39,7 +41,7 @@ export class ReadModelRunner {
   constructor(
     readonly model: ReadModel,
     private readonly store: ReadModelStore,
-    private readonly log: Pick<EventLog, 'subscribe' | 'durableHeadPosition' | 'caughtUp'>,
+    private readonly log: Pick<EventLog, 'subscribe' | 'durableHeadPosition' | 'caughtUp' | 'readAll'>,
   ) {
     this.batch = new FoldBatch(store)
   }
@@ -57,17 +59,34 @@ export class ReadModelRunner {
     this.follow()
   }
 
-  /** Resolves once every event up to `position` is folded and stored. */
-  async reached(position: number): Promise<void> {
-    if (this.failure !== undefined) throw this.failure
-    if (this.stored >= position) return
-    await new Promise<void>((resolve, reject) => this.waiters.add({ position, resolve, reject }))
-  }
-
-  /** Resolves once the model has folded everything the log held durably when called (other nodes' appends too). */
+  /**
+   * Resolves once the model has folded everything the log held durably when called (other nodes' appends too). A
+   * position the log holds no readable event at (a quarantined record at the head) is never delivered, so while the
+   * model waits with nothing left to fold, it asks the log whether anything readable remains up to the head.
+   */
   async current(): Promise<void> {
     await this.log.caughtUp()
-    await this.reached(this.log.durableHeadPosition)
+    const head = this.log.durableHeadPosition
+    while (!(await this.reachedWithin(head, IDLE_CHECK_MS))) {
+      if (this.folded !== this.stored) continue
+      let readable = false
+      for await (const _ of this.log.readAll(this.stored, { to: head })) {
+        readable = true
+        break
+      }
+      if (!readable) return
+    }
+  }
+
+  /** Whether every event up to `position` is stored within `ms`. */
+  private async reachedWithin(position: number, ms: number): Promise<boolean> {
+    if (this.failure !== undefined) throw this.failure
+    if (this.stored >= position) return true
+    return new Promise<boolean>((resolve, reject) => {
+      const waiter = { position, resolve: () => { clearTimeout(timer); resolve(true) }, reject: (error: unknown) => { clearTimeout(timer); reject(error) } }
+      const timer = Number.isFinite(ms) ? setTimeout(() => { this.waiters.delete(waiter); resolve(false) }, ms) : undefined
+      this.waiters.add(waiter)
+    })
   }
 
   /** Runs `task` while nothing is folded (what it reads of the store stays at one checkpoint). */
