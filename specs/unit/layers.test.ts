@@ -161,10 +161,59 @@ describe('scripts/checkLayers.mjs', () => {
     ])
   })
 
+  it("issue 28 item 4: a folder's files importing its subfolder while the subfolder imports back into the folder's files, through a file of the folder that imports another", async () => {
+    const result = await check({
+      'core/x/a.ts': "import { b } from './y/b.js'\nexport const a = 1\n",
+      'core/x/y/b.ts': "import { c } from '../c.js'\nexport const b = 1\n",
+      'core/x/c.ts': "\nimport { a } from './a.js'\nexport const c = 1\n",
+    })
+    expect(result.code).toBe(1)
+    expect(result.lines).toEqual([
+      "import cycle between a folder's files and its subfolders: core/x/y -> core/x/c.ts -> core/x/a.ts -> core/x/y",
+      "  core/x/y -> core/x/c.ts: core/x/y/b.ts:1 imports '../c.js'",
+      "  core/x/c.ts -> core/x/a.ts: core/x/c.ts:2 imports './a.js'",
+      "  core/x/a.ts -> core/x/y: core/x/a.ts:1 imports './y/b.js'",
+    ])
+  })
+
+  it("issue 28 item 4: a subfolder importing its parent's barrel, which re-exports a file that imports the subfolder (types count)", async () => {
+    const result = await check({
+      'adapters/x/index.ts': "export { s } from './s.js'\n",
+      'adapters/x/s.ts': "import type { R } from './y/r.js'\nexport const s = 1\n",
+      'adapters/x/y/r.ts': "import { s } from '../index.js'\nexport type R = typeof s\n",
+      'specs/unit/t.ts': "import { s } from '../../adapters/x/index.js'\n",
+    })
+    expect(result.lines).toEqual([
+      "import cycle between a folder's files and its subfolders: adapters/x/y -> adapters/x/index.ts -> adapters/x/s.ts -> adapters/x/y",
+      "  adapters/x/y -> adapters/x/index.ts: adapters/x/y/r.ts:1 imports '../index.js'",
+      "  adapters/x/index.ts -> adapters/x/s.ts: adapters/x/index.ts:1 imports './s.js'",
+      "  adapters/x/s.ts -> adapters/x/y: adapters/x/s.ts:1 imports types from './y/r.js'",
+    ])
+  })
+
+  it("issue 28 item 4: a file importing its own folder's barrel, which re-exports it", async () => {
+    const result = await check({
+      'projections/x/index.ts': "export { a } from './a.js'\nexport { b } from './b.js'\n",
+      'projections/x/a.ts': 'export const a = 1\n',
+      'projections/x/b.ts': "import { a } from './index.js'\nexport const b = a\n",
+      'adapters/u.ts': "import { b } from '../projections/x/index.js'\n",
+    })
+    expect(result.code).toBe(1)
+    expect(result.lines).toEqual([
+      "import cycle through a folder's barrel: projections/x/index.ts -> projections/x/b.ts -> projections/x/index.ts",
+      "  projections/x/index.ts -> projections/x/b.ts: projections/x/index.ts:2 imports './b.js'",
+      "  projections/x/b.ts -> projections/x/index.ts: projections/x/b.ts:1 imports './index.js'",
+    ])
+  })
+
   it('files of one folder importing each other, and cycles among folders of specs/ or web/, are not folder cycles of the checked levels', async () => {
     const result = await check({
       'core/log/a.ts': "import { b } from './b.js'\n",
       'core/log/b.ts': "import { a } from './a.js'\n",
+      'core/log/index.ts': "export { a } from './a.js'\n",
+      'core/engine.ts': "import { a } from './log/index.js'\nimport { e } from './errors.js'\n",
+      'core/errors.ts': 'export const e = 1\n',
+      'core/files/f.ts': "import { e } from '../errors.js'\nimport { a } from '../log/index.js'\n",
       'specs/unit/u.ts': "import { s } from '../support/s.js'\n",
       'specs/support/s.ts': "import { u } from '../unit/u.js'\n",
       'web/console/x/a.ts': "import { b } from '../y/b.js'\n",
