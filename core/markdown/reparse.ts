@@ -83,12 +83,13 @@ function sameBlock(part: ParsedMarkdown, index: number, node: Node, span: BlockS
   return theirs.from === span.from + shift && theirs.to === span.to + shift && part.doc.child(index).eq(node)
 }
 
-function lastStartingAtOrBefore(spans: readonly BlockSpan[], offset: number): number {
+/** The index of the last of `items` (sorted by `from`) starting at or before `offset`; 0 when none does. */
+export function lastStartingAtOrBefore(items: readonly { readonly from: number }[], offset: number): number {
   let lo = 0
-  let hi = spans.length - 1
+  let hi = items.length - 1
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1
-    if (spans[mid]!.from <= offset) lo = mid
+    if (items[mid]!.from <= offset) lo = mid
     else hi = mid - 1
   }
   return lo

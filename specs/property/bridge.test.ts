@@ -6,6 +6,7 @@ import { readMirror } from '../../core/markdown/mirror.js'
 import { parseMarkdown, parseMarkdownWithSpans } from '../../core/markdown/parse.js'
 import { serializeMarkdown } from '../../core/markdown/serialize.js'
 import { fuzzParameters } from '../support/fuzz.js'
+import { mirrorTexts } from '../support/mirrorTexts.js'
 
 const canonical = (text: string) => serializeMarkdown(parseMarkdown(text))
 const send = (from: Y.Doc, to: Y.Doc) => Y.applyUpdate(to, Y.encodeStateAsUpdate(from, Y.encodeStateVector(to)))
@@ -35,19 +36,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
 )
 
-function texts(type: Y.XmlFragment | Y.XmlElement, into: Y.XmlText[] = []): Y.XmlText[] {
-  for (const child of type.toArray()) {
-    if (child instanceof Y.XmlText) into.push(child)
-    else if (child instanceof Y.XmlElement) texts(child, into)
-  }
-  return into
-}
-
 /** A WYSIWYG peer's edit, made directly on its bound fragment as y-prosemirror would. */
 function peerEdit(peer: Y.Doc, edit: Step): void {
   const fragment = peer.getXmlFragment('prosemirror')
   if (edit.kind === 'type' || edit.kind === 'erase') {
-    const all = texts(fragment)
+    const all = mirrorTexts(fragment)
     if (all.length === 0) return
     const text = all[edit.pick % all.length]!
     const at = edit.at % (text.length + 1)
@@ -104,7 +97,7 @@ describe('bridge properties', () => {
         syncMirrorFromSource(server)
         const { spans } = parseMarkdownWithSpans(source)
         const span = spans[block]!
-        const text = texts(server.getXmlFragment('prosemirror').get(block) as Y.XmlElement)[0]!
+        const text = mirrorTexts(server.getXmlFragment('prosemirror').get(block) as Y.XmlElement)[0]!
         text.insert(at % (text.length + 1), insert)
         syncSourceFromMirror(server)
         const after = server.getText('source').toString()

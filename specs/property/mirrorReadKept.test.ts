@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { syncMirrorFromSource } from '../../core/documents/bridge.js'
 import { MIRROR_FRAGMENT, readMirror, readMirrorKept, SOURCE_TEXT } from '../../core/markdown/mirror.js'
 import { fuzzParameters } from '../support/fuzz.js'
+import { mirrorTexts } from '../support/mirrorTexts.js'
 
 /**
  * The bridge reads the mirror again only where it changed since its last read (`readMirrorKept`): after any changes
@@ -28,19 +29,10 @@ const change: fc.Arbitrary<Change> = fc.oneof(
   fc.record({ kind: fc.constant('unknown' as const), at: pick }),
 )
 
-/** Every Y.XmlText in the fragment, depth first. */
-function texts(type: Y.XmlFragment | Y.XmlElement, into: Y.XmlText[] = []): Y.XmlText[] {
-  for (const child of type.toArray()) {
-    if (child instanceof Y.XmlText) into.push(child)
-    else if (child instanceof Y.XmlElement) texts(child, into)
-  }
-  return into
-}
-
 function apply(fragment: Y.XmlFragment, step: Change): void {
   const index = (at: number, length: number) => Math.min(length, Math.floor(at * (length + 1)))
   if (step.kind === 'type' || step.kind === 'erase') {
-    const all = texts(fragment)
+    const all = mirrorTexts(fragment)
     if (all.length === 0) return
     const text = all[Math.min(all.length - 1, Math.floor(step.pick * all.length))]!
     const at = index(step.at, text.length)

@@ -1,6 +1,7 @@
 import { diffMain, DIFF_DELETE, DIFF_EQUAL, DIFF_INSERT, type Diff } from 'diff-match-patch-es'
 import type { Node } from 'prosemirror-model'
 import { parseMarkdownWithSpans } from '../../../core/markdown/parse.js'
+import { lastStartingAtOrBefore } from '../../../core/markdown/reparse.js'
 
 /** A block's Markdown is aligned with its text at most this long (seconds): a huge block settles for a coarser answer. */
 const ALIGN_TIMEOUT_SECONDS = 0.02
@@ -68,14 +69,7 @@ export function wysiwygRangeOf(source: string, doc: Node, from: number, to: numb
 
 /** The last block starting at or before `index` (the first block when none does). */
 function blockAt(blocks: readonly Block[], index: number): Block {
-  let low = 0
-  let high = blocks.length - 1
-  while (low < high) {
-    const middle = (low + high + 1) >> 1
-    if (blocks[middle]!.from <= index) low = middle
-    else high = middle - 1
-  }
-  return blocks[low]!
+  return blocks[lastStartingAtOrBefore(blocks, index)]!
 }
 
 /** The position of offset `offset` of the block's Markdown: the text character it is, or the one after the markup it is in. */
