@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { UuidSchema } from '../index.js'
+import { UuidSchema } from '../entries.js'
 import type { RevisionId, Uuid } from './entries.js'
 
 /**

@@ -7,7 +7,6 @@
  */
 import {
   compareEntryOrder,
-  rfc3339Nanoseconds,
   type CheckResultEntry,
   type ClaimEntry,
   type DelegationEntry,
@@ -17,7 +16,8 @@ import {
   type RatificationEntry,
   type TransformationEntry,
   type WaiverEntry,
-} from '../index.js'
+} from '../entries.js'
+import { rfc3339Nanoseconds } from '../time.js'
 
 export type {
   CheckResultBody,
@@ -39,7 +39,7 @@ export type {
   TransformationBody,
   TransformationEntry,
   WaiverEntry,
-} from '../index.js'
+} from '../entries.js'
 
 /**
  * A UUID (object ids, entry ids, claim ids, context ids), compared as written: the reader hands every id on in lower

@@ -1,4 +1,4 @@
-import type { BodyOfKind } from '../index.js'
+import type { BodyOfKind } from '../entries.js'
 import type { CoherenceProjection } from './breakdown.js'
 import type { ContentHash, RevisionId, Uuid } from './entries.js'
 
