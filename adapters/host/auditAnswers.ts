@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { realPath, type FoundDocument } from '../../core/audit/resolve.js'
 import { QuireError } from '../../core/errors.js'
-import type { EventLog } from '../../core/log/eventLog.js'
+import type { EventLog, RecordedEvent } from '../../core/log/eventLog.js'
 import { toAuditEvent, type AuditEvent } from '../../projections/audit/auditEvent.js'
 import type { AuditEntry } from '../../projections/audit/auditIndex.js'
 import { documentsByPath, knowsDocument, queryAudit, type AuditFilter } from '../../projections/audit/auditQuery.js'
@@ -25,17 +25,53 @@ export interface LogLine {
   readonly event?: AuditEvent
 }
 
+/** Entries whose whole events are read together: one range read of the log when they lie close together. */
+const FULL_PAGE = 1_000
+
 /** The log's events matching `query`, from the audit index once it has folded everything the log holds now. */
-export async function auditLog(readModels: ReadModels, log: Pick<EventLog, 'readEvent'>, query: LogQuery): Promise<{ lines: LogLine[]; found?: FoundDocument }> {
+export async function auditLog(readModels: ReadModels, log: Pick<EventLog, 'readEvent' | 'readAll'>, query: LogQuery): Promise<{ lines: LogLine[]; found?: FoundDocument }> {
+  const lines: LogLine[] = []
+  const found = await auditLogPages(readModels, log, query, (page) => lines.push(...page))
+  return { lines, ...(found ? { found } : {}) }
+}
+
+/** The same, handed over a page at a time as the index yields it (a long listing starts printing at once). */
+export async function auditLogPages(readModels: ReadModels, log: Pick<EventLog, 'readEvent' | 'readAll'>, query: LogQuery, onPage: (lines: LogLine[]) => void): Promise<FoundDocument | undefined> {
   const store = await readModels.current('audit')
   const found = query.doc === undefined ? undefined : await findIndexedDocument(store, query.doc, query.cwd)
   const { doc: _doc, cwd: _cwd, full, ...filter } = query
-  const lines: LogLine[] = []
-  for await (const entry of queryAudit(store, { ...filter, ...(found ? { docIds: [found.docId] } : {}) })) {
-    const event = full ? await log.readEvent(entry.position) : undefined
-    lines.push(event ? { entry, event: toAuditEvent(event) } : { entry })
+  let page: AuditEntry[] = []
+  const flush = async () => {
+    if (page.length > 0) onPage(full ? await withEvents(log, page) : page.map((entry) => ({ entry })))
+    page = []
   }
-  return { lines, ...(found ? { found } : {}) }
+  for await (const entry of queryAudit(store, { ...filter, ...(found ? { docIds: [found.docId] } : {}) })) {
+    page.push(entry)
+    if (page.length >= FULL_PAGE) await flush()
+  }
+  await flush()
+  return found
+}
+
+/** Each entry with its whole event: read as one range when the entries are dense in it, else one by one. */
+async function withEvents(log: Pick<EventLog, 'readEvent' | 'readAll'>, entries: readonly AuditEntry[]): Promise<LogLine[]> {
+  const positions = entries.map((entry) => entry.position)
+  const first = Math.min(...positions)
+  const last = Math.max(...positions)
+  const events = new Map<number, RecordedEvent>()
+  if (last - first < entries.length * 4) {
+    const wanted = new Set(positions)
+    for await (const event of log.readAll(first - 1, { to: last })) if (wanted.has(event.position)) events.set(event.position, event)
+  } else {
+    for (const position of positions) {
+      const event = await log.readEvent(position)
+      if (event) events.set(position, event)
+    }
+  }
+  return entries.map((entry) => {
+    const event = events.get(entry.position)
+    return event ? { entry, event: toAuditEvent(event) } : { entry }
+  })
 }
 
 /** A document's history from the history model, found by id or by any path it had (the audit index's paths). */

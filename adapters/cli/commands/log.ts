@@ -65,9 +65,10 @@ export async function logCommand(home: string, args: string[], out: (line: strin
       }
     },
     async (services) => {
-      const { auditLog } = await import('../../host/auditAnswers.js')
-      const { lines } = await auditLog(services.readModels, services.engine.store, { ...query, ...(Number.isFinite(limit) ? { limit } : {}) })
-      for (const line of lines) folder ? folder.push(line.entry) : print.line(line)
+      const { auditLogPages } = await import('../../host/auditAnswers.js')
+      await auditLogPages(services.readModels, services.engine.store, { ...query, ...(Number.isFinite(limit) ? { limit } : {}) }, (lines) => {
+        for (const line of lines) folder ? folder.push(line.entry) : print.line(line)
+      })
     },
   )
   folder?.finish()
