@@ -15,7 +15,11 @@
  *   4. no import cycle between folders: at the top level (core, projections, adapters, web, bench, specs) and at
  *      every directory level inside core/, projections/ and adapters/, the sibling folders' imports of one another
  *      form no cycle. A file sitting directly in a folder (core/errors.ts) is a node of that level of its own, so
- *      a cycle through it counts; files of the same folder importing one another are that folder's business.
+ *      a cycle through it counts; files of the same folder importing one another are that folder's business,
+ *      unless they close a circle with a subfolder (core/x/a.ts imports core/x/y/, core/x/y/ imports core/x/c.ts,
+ *      which imports a.ts) or run through the folder's barrel (core/x/b.ts imports ./index.js, which re-exports
+ *      b.ts): the imports among a level's own files are edges too, and a cycle made only of them is reported when
+ *      it passes through the barrel. A barrel is for callers outside its folder.
  * Exit 1 listing each offending import as file:line, and each cycle as a path of folders with one example import
  * per edge; exit 0 otherwise.
  *
@@ -31,6 +35,9 @@ const SCANNED = ['core', 'projections', 'adapters', 'web', 'bench', 'specs']
 /** The folders whose inner levels are checked for cycles (the top level always is). */
 const NESTED_LEVELS = ['core', 'projections', 'adapters']
 const SKIPPED_DIRECTORIES = new Set(['node_modules', 'dist'])
+const SOURCE_FILE = /\.(ts|mts|cts|tsx)$/
+/** A folder's barrel: the file that re-exports the folder to callers outside it. */
+const BARREL = /^index\.(ts|mts|cts|tsx)$/
 
 /** Which top-level folders a top-level folder must not import from. */
 const FORBIDDEN = {
@@ -140,14 +147,14 @@ export function folderCycles(imports) {
       const a = from[depth]
       const b = to[depth]
       if (a === b) continue
-      // Two files of the same folder: not a folder edge (the deeper levels are not shared either).
-      if (depth === from.length - 1 && depth === to.length - 1) break
+      // Two files of the same folder: an edge between files, which closes a cycle only with a subfolder or a barrel.
+      const betweenFiles = depth === from.length - 1 && depth === to.length - 1
       const edges = levels.get(level) ?? new Map()
       levels.set(level, edges)
       const key = `${a}\u0000${b}`
       // The example is a run-time import when the edge has one: a type-only example means the whole edge is.
       const known = edges.get(key)
-      if (!known || (known.example.typeOnly && !entry.typeOnly)) edges.set(key, { a, b, example: entry })
+      if (!known || (known.example.typeOnly && !entry.typeOnly)) edges.set(key, { a, b, betweenFiles, example: entry })
       break
     }
   }
@@ -156,21 +163,25 @@ export function folderCycles(imports) {
     const next = new Map()
     for (const { a, b } of edges.values()) next.set(a, [...(next.get(a) ?? []), b].sort())
     const seen = new Set()
+    const isFolder = (node) => !SOURCE_FILE.test(node)
     for (const component of stronglyConnected(next)) {
       if (component.length < 2) continue
-      for (const start of component.sort()) {
+      // Cycles are told through their folders; a component of files only is one folder's own business but for its barrel.
+      const folders = component.filter(isFolder)
+      const starts = folders.length > 0 ? folders : component.filter((node) => BARREL.test(node))
+      for (const start of starts.sort()) {
         const path = shortestCycle(next, start, new Set(component))
         const canonical = rotateToSmallest(path).join('>')
         if (seen.has(canonical)) continue
         seen.add(canonical)
         const name = (node) => (level ? `${level}/${node}` : node)
+        const cycleEdges = path.map((node, index) => edges.get(`${node}\u0000${path[(index + 1) % path.length]}`))
+        const kind = !cycleEdges.some((edge) => edge.betweenFiles) ? 'between folders' : folders.length > 0 ? "between a folder's files and its subfolders" : "through a folder's barrel"
         cycles.push({
           level: level || '.',
+          kind,
           path: [...path, path[0]].map(name),
-          edges: path.map((node, index) => {
-            const edge = edges.get(`${node}\u0000${path[(index + 1) % path.length]}`)
-            return { from: name(edge.a), to: name(edge.b), example: edge.example }
-          }),
+          edges: cycleEdges.map((edge) => ({ from: name(edge.a), to: name(edge.b), example: edge.example })),
         })
       }
     }
@@ -278,7 +289,7 @@ export function report(root) {
     lines.push(`${violation.from}:${violation.line} ${kind} '${violation.specifier}' (${violation.to}): ${violation.rule}`)
   }
   for (const cycle of folderCycles(imports)) {
-    lines.push(`import cycle between folders: ${cycle.path.join(' -> ')}`)
+    lines.push(`import cycle ${cycle.kind}: ${cycle.path.join(' -> ')}`)
     for (const edge of cycle.edges) {
       const kind = edge.example.typeOnly ? 'imports types from' : 'imports'
       lines.push(`  ${edge.from} -> ${edge.to}: ${edge.example.from}:${edge.example.line} ${kind} '${edge.example.specifier}'`)
