@@ -1,4 +1,4 @@
-import { BLOCK, type Placeholder } from './placeholders.js'
+import { BLOCK, type Placeholder } from '../../../core/text/cjk/placeholders.js'
 
 /** A protected stretch of the original text, `[start, end)` in UTF-16 code units. */
 export interface Region {

@@ -1,5 +1,5 @@
 import { normaliseLabel, type Region } from './blockRegions.js'
-import { LINK_CLOSE, LINK_OPEN, OPAQUE, WORD } from './placeholders.js'
+import { LINK_CLOSE, LINK_OPEN, OPAQUE, WORD } from '../../../core/text/cjk/placeholders.js'
 
 /**
  * Inline regions of one stretch of prose between block regions, in one left-to-right pass. Precedence follows

@@ -1,6 +1,6 @@
-import { CJK_NO_KOREAN, CJK_SPACED, LATIN } from './characters.js'
+import { CJK_NO_KOREAN, CJK_SPACED, LATIN } from '../../../core/text/cjk/characters.js'
 import type { Region } from './blockRegions.js'
-import { LINK_CLOSE, LINK_OPEN, WORD } from './placeholders.js'
+import { LINK_CLOSE, LINK_OPEN, WORD } from '../../../core/text/cjk/placeholders.js'
 
 /**
  * One space between a CJK character and an adjacent Latin letter or digit, both ways (DOC.TRANSFORM.4), on masked

@@ -1,8 +1,8 @@
-import { ANY_CJK_RE } from './characters.js'
+import { ANY_CJK_RE } from '../../../core/text/cjk/characters.js'
 import { formatProse } from './format/pipeline.js'
 import { mask, unmask } from './mask.js'
 import { findProtectedRegions } from './protectedRegions.js'
-import { fullwidthPunctuation } from './punctuation.js'
+import { fullwidthPunctuation } from '../../../core/text/cjk/punctuation.js'
 import { DEFAULT_CJK_FORMATTING, type CjkFormattingSettings } from '../../../core/text/cjk/settings.js'
 import { spaceCjkLatin } from './spacing.js'
 

@@ -1,4 +1,4 @@
-import { CJK_NO_KOREAN, LATIN } from '../characters.js'
+import { CJK_NO_KOREAN, LATIN } from '../../../../core/text/cjk/characters.js'
 
 /** Shared regex pieces of the `cjk-format` rules (all used with the `u` flag; all spaces are `[ \t]`, never `\s`). */
 

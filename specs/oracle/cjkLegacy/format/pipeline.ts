@@ -1,6 +1,6 @@
 import type { CjkFormattingSettings } from '../../../../core/text/cjk/settings.js'
 import { spaceCjkEnglish } from '../spacing.js'
-import { ANY_CJK_RE } from '../characters.js'
+import { ANY_CJK_RE } from '../../../../core/text/cjk/characters.js'
 import { convertDashes, spaceEmDashes } from './dashes.js'
 import { normaliseEllipsis, normaliseFullwidthAlphanumeric } from './normalise.js'
 import {

@@ -1,7 +1,7 @@
-import { CJK_CLOSING, CJK_OPENING, HALF_TO_FULL } from '../characters.js'
-import { charAt, charBefore } from '../neighbours.js'
+import { CJK_CLOSING, CJK_OPENING, HALF_TO_FULL } from '../../../../core/text/cjk/characters.js'
+import { charAt, charBefore } from '../../../../core/text/cjk/neighbours.js'
 import { CJK, isCjkChar } from './context.js'
-import { isListMarker } from '../listMarker.js'
+import { isListMarker } from '../../../../core/text/cjk/listMarker.js'
 
 const DIGIT = /^[0-9]$/
 const ALPHANUMERIC = /^[A-Za-z0-9]$/

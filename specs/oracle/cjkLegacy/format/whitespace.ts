@@ -1,4 +1,4 @@
-import { FULLWIDTH_SPACED_PUNCTUATION, classEscape } from '../characters.js'
+import { FULLWIDTH_SPACED_PUNCTUATION, classEscape } from '../../../../core/text/cjk/characters.js'
 
 const FULLWIDTH = `[${classEscape(FULLWIDTH_SPACED_PUNCTUATION)}]`
 /** Spaces inside a line: not indentation (nothing but spaces before), not trailing (only spaces after). */
