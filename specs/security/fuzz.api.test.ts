@@ -228,6 +228,7 @@ const PLAUSIBLE: Readonly<Record<string, readonly Value[]>> = {
   owner: [r('agentName'), l('nobody')],
   with: [r('agentName'), l('someone')],
   since: [r('revision'), l(0)],
+  names: [l(['audit']), l(['history', 'audit']), l(['nothing']), l([])],
   input: [l(0), l(-1), l({ kind: 'mouse', action: 'down', x: 10, y: 10 }), l({ kind: 'text', text: 'typed' }), l({ kind: 'key', action: 'down', key: 'Enter', code: 'Enter' })],
 }
 
