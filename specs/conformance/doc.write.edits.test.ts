@@ -11,12 +11,12 @@ import { openQuire } from '../../adapters/host/quire.js'
 import { gatedLog } from '../support/gatedLog.js'
 import { runCli } from '../support/cli.js'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { USER } from '../../core/events/actor.js'
 import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
-import { peer, until, type Peer } from '../support/collabPeers.js'
-import { connectHttp, connectInProcess, type Session } from '../support/mcpHarness.js'
-import { startCollabServer, type CollabServer } from '../support/collabServer.js'
+import { peer, until } from '../support/collabPeers.js'
+import { connectInProcess } from '../support/mcpHarness.js'
+import { usePersonBeside } from '../support/personBeside.js'
 import { TRANSPORTS, envelope, folder, logRecords, ok, open, plain, read, removeAll, rig, type Rig, type Transport } from '../support/conformance.js'
 
 describe.each<Transport>(TRANSPORTS)('document.write with edits over %s', (transport) => {
@@ -119,37 +119,19 @@ describe.each<Transport>(TRANSPORTS)('document.write with edits over %s', (trans
 })
 
 describe('document.write with edits while a person types (DOC.WRITE.EDITS.8)', () => {
-  let server: CollabServer
-  let session: Session
-  let w: string
-  const peers: Peer[] = []
-
-  beforeAll(async () => {
-    w = await folder('edits-typing', { 'p.md': 'Intro line.\n\nThe paragraph the person is typing in.\n' })
-    server = await startCollabServer()
-    await openWorkspaceAsPerson(server.quire.services.engine.store, server.quire.services.engine.views.workspace, w, USER)
-    session = await connectHttp(server.port, server.token)
-  })
-  afterEach(() => {
-    for (const p of peers.splice(0)) p.destroy()
-  })
-  afterAll(async () => {
-    await session?.close()
-    await server?.close()
-    await removeAll(w)
-  })
+  const rig = usePersonBeside('edits-typing', { 'p.md': 'Intro line.\n\nThe paragraph the person is typing in.\n' })
 
   it('DOC.WRITE.EDITS.8 an edit inside the paragraph a person is typing in applies to the text as it is then, and keeps every keystroke', async () => {
-    const tabId = ok(await session.call('workspace', { action: 'open', filePath: join(w, 'p.md') })).tabId as string
-    const docId = server.quire.services.engine.views.workspace.state.tabs.get(tabId)!.docId
-    const typist = peer(server.port, docId, { token: server.token })
-    peers.push(typist)
+    const tabId = ok(await rig.session.call('workspace', { action: 'open', filePath: join(rig.workspace, 'p.md') })).tabId as string
+    const docId = rig.server.quire.services.engine.views.workspace.state.tabs.get(tabId)!.docId
+    const typist = peer(rig.server.port, docId, { token: rig.server.token })
+    rig.peers.push(typist)
     await typist.synced()
     typist.text.insert(typist.text.toString().indexOf('typing in.') + 'typing in.'.length, ' More words')
-    await until('the keystrokes to reach the server', async () => (await server.text(docId)).includes('More words'))
-    ok(await session.call('document', { action: 'write', tabId, edits: [{ old_text: 'the person is typing', new_text: 'someone types' }], save: false }))
+    await until('the keystrokes to reach the server', async () => (await rig.server.text(docId)).includes('More words'))
+    ok(await rig.session.call('document', { action: 'write', tabId, edits: [{ old_text: 'the person is typing', new_text: 'someone types' }], save: false }))
     const expected = 'Intro line.\n\nThe paragraph someone types in. More words\n'
-    expect(await server.text(docId)).toBe(expected)
+    expect(await rig.server.text(docId)).toBe(expected)
     await until('the peer to converge', () => typist.text.toString() === expected)
   })
 })
