@@ -13,15 +13,17 @@ export function resolveHome(explicit?: string, env: NodeJS.ProcessEnv = process.
   return join(dataHome, 'quire')
 }
 
-/** The log's LevelDB directory: all Quire's, every level of it. */
+/** Quire's LevelDB directories (the log, the read models): all Quire's, every level of them. */
 const LOG_DIRECTORY = 'log'
+export const READ_MODELS_DIRECTORY = 'readmodels'
+const WALKED = new Set([LOG_DIRECTORY, READ_MODELS_DIRECTORY])
 
 /**
  * Makes the data directory the person's alone (issue 11, finding 6): creates it 0700 if needed, and takes from what an
  * earlier version (or another umask) left every permission of the group and of others, keeping the owner's: the
  * directory itself, every entry in it (files 0644 become 0600, directories 0755 become 0700; whatever Quire keeps
- * there — the port file, the owner's pid, files later versions add), and everything in the log's directory, at every
- * level. Symlinks are left alone. Other directories are tightened themselves but not walked: with the data directory
+ * there — the port file, the owner's pid, files later versions add), and everything in the log's and the read models'
+ * directories, at every level. Symlinks are left alone. Other directories are tightened themselves but not walked: with the data directory
  * at 0700 nobody else can reach inside them anyway, and a `--home` pointed at a folder with other things in it keeps
  * their owner's permissions (no lost execute bit). New files stay private because the process runs with umask 077
  * (adapters/fs/fileModes.ts).
@@ -29,7 +31,7 @@ const LOG_DIRECTORY = 'log'
 export async function makeHomePrivate(home: string): Promise<void> {
   await mkdir(home, { recursive: true, mode: 0o700 })
   await ownerOnly(home)
-  for (const name of await readdir(home)) await ownerOnly(join(home, name), name === LOG_DIRECTORY)
+  for (const name of await readdir(home)) await ownerOnly(join(home, name), WALKED.has(name))
 }
 
 /** Drops the group's and others' permission bits of `path` (and, when `walk`, of everything below it). */

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import type { EventLog } from '../../core/log/eventLog.js'
 import { QuireError } from '../../core/errors.js'
+import { READ_MODELS_DIRECTORY } from '../../core/home.js'
 import type { ReadModel } from '../../projections/readModel/readModel.js'
 import { ReadModelRunner, type RunnerStatus } from '../../projections/readModel/runner.js'
 import type { ReadModelStore, ReadModelStores } from '../../projections/readModel/store.js'
@@ -21,7 +22,7 @@ export class ReadModels {
    * owns a data directory runs them, on the embedded log and on a shared PostgreSQL log alike (docs/design.md).
    */
   static async start(home: string, log: EventLog, models: readonly ReadModel[] = READ_MODELS, stores?: ReadModelStores): Promise<ReadModels> {
-    const opened = stores ?? (await LevelReadModelStores.open(join(home, 'readmodels')))
+    const opened = stores ?? (await LevelReadModelStores.open(join(home, READ_MODELS_DIRECTORY)))
     const running = new Map<string, { runner: ReadModelRunner; store: ReadModelStore }>()
     try {
       for (const model of models) {

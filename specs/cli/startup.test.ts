@@ -50,11 +50,11 @@ describe('what quire loads before it answers', () => {
     expect(heavyIn(wrong.loaded)).toEqual([])
   })
 
-  it('a command with no daemon to answer it opens the directory itself, loading the core', async () => {
+  it('a command with no daemon to answer it opens the directory itself, loading the core (and the host, which starts the read models quire log answers from), never a server', async () => {
     const home = await newDir()
     const { result, loaded } = await loadsOf(['log'], home)
     expect(result.code).toBe(0)
-    expect(heavyIn(loaded)).toEqual(['core/engine.js'])
+    expect(heavyIn(loaded)).toEqual(['core/engine.js', 'adapters/host/quire.js'])
   })
 
   it('commands the daemon answers, and quire mcp attaching to it, load neither the core nor any server', async () => {
