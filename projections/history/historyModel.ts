@@ -45,6 +45,8 @@ const keys = {
   /** The position of the document's last content change: its revision. */
   revision: (docId: string) => `r|${part(docId)}`,
   pathNow: (docId: string) => `n|${part(docId)}`,
+  /** The file the document had before a save wrote it elsewhere (save_as): where the move that follows comes from. */
+  pathBefore: (docId: string) => `b|${part(docId)}`,
   /** The person's typing session still open: the position of its record. */
   session: (docId: string) => `s|${part(docId)}`,
   openWrite: (docId: string) => `j|${part(docId)}`,
@@ -62,7 +64,7 @@ async function read<T>(context: Pick<FoldContext, 'get'>, key: string): Promise<
  */
 export const documentHistoryModel: ReadModel = {
   name: 'history',
-  format: 1,
+  format: 2,
   async fold(event: RecordedEvent, context: FoldContext): Promise<void> {
     const docId = documentOf(event)
     if (docId === undefined) return
@@ -101,14 +103,17 @@ export const documentHistoryModel: ReadModel = {
       }
       case DocumentSaved.type: {
         const data = dataOf(event, DocumentSaved)
+        if (path !== null && data.path !== path) context.put(keys.pathBefore(docId), encodeJson(path))
         context.put(keys.pathNow(docId), encodeJson(data.path))
         put({ ...base, path: data.path, kind: data.reason, revision: data.revision ?? revision, detail: summarize(event), mcp: event.actor.kind === 'mcp', length: data.length })
         return
       }
       case DocumentRetargeted.type: {
         const data = dataOf(event, DocumentRetargeted)
+        const from = path === data.path ? ((await read<string>(context, keys.pathBefore(docId))) ?? path) : path
+        context.delete(keys.pathBefore(docId))
         context.put(keys.pathNow(docId), encodeJson(data.path))
-        put({ ...base, path: data.path, kind: 'move', detail: `moved from ${path ?? 'no file'}` })
+        put({ ...base, path: data.path, kind: 'move', detail: `moved from ${from ?? 'no file'}` })
         return
       }
       default:

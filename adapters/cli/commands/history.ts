@@ -23,17 +23,24 @@ export async function historyCommand(home: string, args: string[], out: (line: s
     async (services) => (await import('../../host/auditAnswers.js')).historyAnswer(services.readModels, target, cwd),
   )
   out(`history of ${docId}${moved ? ` (moved: its file was ${moved.from}, it is now ${moved.to})` : ''}`)
-  for (const record of records) out(historyLine(record))
+  for (const line of historyLines(records)) out(line)
   return 0
 }
 
-function historyLine(record: HistoryRecord): string {
+/** One line per record, each column as wide as its widest cell in this listing, so long details keep them aligned. */
+function historyLines(records: readonly HistoryRecord[]): string[] {
+  const rows = records.map(historyCells)
+  const width = (column: 'kind' | 'revision' | 'detail') => Math.max(0, ...rows.map((row) => row[column].length))
+  const [kind, revision, detail] = [width('kind'), width('revision'), width('detail')]
+  return rows.map((row) => `${row.head}  ${row.kind.padEnd(kind)}  ${row.revision.padEnd(revision)}  ${row.detail.padEnd(detail)}  ${row.actor}  ${row.path}`)
+}
+
+function historyCells(record: HistoryRecord): { head: string; kind: string; revision: string; detail: string; actor: string; path: string } {
   const head = `${String(record.position).padStart(8)}  ${new Date(record.at).toISOString()}`
-  const path = record.path ?? '-'
+  const cells = { head, revision: record.revision, actor: record.actor, path: record.path ?? '-' }
   if (record.kind === 'open' || record.kind === 'save' || record.kind === 'reload') {
-    const label = record.mcp ? '(mcp)' : ''
-    return `${head}  ${record.kind.padEnd(6)} ${label.padEnd(5)}  ${record.revision.padEnd(10)}  ${String(record.length).padStart(8)} chars  ${record.actor}  ${path}`
+    return { ...cells, kind: `${record.kind}${record.mcp ? ' (mcp)' : ''}`, detail: `${record.length} chars` }
   }
   const detail = record.kind === 'edits' ? `${record.detail} until ${new Date(record.until ?? record.at).toISOString()}` : record.detail
-  return `${head}  ${record.kind.padEnd(8)}  ${record.revision.padEnd(10)}  ${detail}${record.outcome ? OUTCOMES[record.outcome] : ''}  ${record.actor}  ${path}`
+  return { ...cells, kind: record.kind, detail: `${detail}${record.outcome ? OUTCOMES[record.outcome] : ''}` }
 }
