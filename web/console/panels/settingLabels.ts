@@ -51,6 +51,10 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
         label: 'Track document provenance',
         hint: 'When on, each save inside a workspace is recorded in its .vmark/ ledger (what the document was made from), so the Coherence view can show which documents went stale when their sources changed.',
       },
+      coherenceTrustedWriters: {
+        label: 'VMark writers whose grants count as yours',
+        hint: 'Writer ids (comma-separated) of VMark installations you use: a delegation line one of them wrote counts as made by you. Any other line in a ledger grants nothing. quire coherence trust WRITER adds one.',
+      },
     },
   },
   {
