@@ -74,6 +74,9 @@ export async function historyCurve(sizes: HistorySizes, write: boolean): Promise
         let point: Omit<Point, 'eventsAfter'>
         try {
           const document = await openDocument(quire, path, text)
+          // The history is a person's typing: saved once, so each write's save: true saves (an assistant's write does
+          // not save a person's unsaved edits, docs/tools.md).
+          await quire.call('workspace', { action: 'save', tabId: document.tabId })
           await writeLoop('warm-up', 0, 5, quire, await openDocument(quire, warm.path, warm.text))
           await floorLoop('warm-up', 0, 3, db, floorPath, floorText, counter)
           await settle()
