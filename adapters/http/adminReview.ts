@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { USER } from '../../core/events/actor.js'
 import { QuireError } from '../../core/errors.js'
 import { resolveDocument } from '../../core/audit/resolve.js'
-import type { ChangeView, ReviewOutcome, SessionUndone } from '../../core/review/commands.js'
+import type { ReviewOutcome, SessionUndone } from '../../core/review/commands.js'
+import type { ChangeView } from '../../core/review/views.js'
 import type { Services } from '../host/services.js'
 
 /** `quire review list`: the document's changes (pending only unless `all`). */

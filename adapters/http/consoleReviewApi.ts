@@ -15,47 +15,16 @@
  * left to do, a body of the wrong shape).
  */
 
-/** Characters by Yjs id, with their text: what an editor finds in its own copy of the document. */
-export interface ReviewRun {
-  readonly client: number
-  readonly clock: number
-  readonly text: string
-}
+import type { ChangeView, HunkView } from '../../core/review/views.js'
 
-/** One place a change changed the text (core/review/commands.ts HunkView), with what it changed in words. */
-export interface ReviewHunk {
-  readonly index: number
-  readonly state: 'pending' | 'kept' | 'undone'
-  /** What the change inserted there, and what it deleted. */
-  readonly inserted: string
-  readonly deleted: string
-  /** The characters that stand for each now, in `source` (an undone hunk: none inserted, the ones put back). */
-  readonly insertedRuns: readonly ReviewRun[]
-  readonly deletedRuns: readonly ReviewRun[]
-  /** "replaced 'beta' with 'BETA'". */
+/** One place a change changed the text, with what it changed in words ("replaced 'beta' with 'BETA'"). */
+export interface ReviewHunk extends HunkView {
   readonly summary: string
 }
 
-/** A change as the console shows it (core/review/commands.ts ChangeView), with what it changed in words. */
-export interface ReviewChange {
-  /** `ch-…`: keep, undo and redo name it. */
-  readonly id: string
-  readonly by: 'assistant' | 'person'
-  /** The agent's name (the person's restores: `person`). */
-  readonly agent: string
-  readonly connection: string
-  /** ISO 8601. */
-  readonly at: string
-  /** The revision it made. */
-  readonly revision: string
-  readonly operation: string
-  readonly addresses: readonly string[]
-  /** Characters inserted and deleted, over all its hunks. */
-  readonly inserted: number
-  readonly deleted: number
-  readonly state: 'pending' | 'kept' | 'undone' | 'mixed'
+/** A change as the console shows it, with what it changed in words ("replaced 'beta' with 'BETA', added ' delta'"). */
+export interface ReviewChange extends Omit<ChangeView, 'hunks'> {
   readonly hunks: readonly ReviewHunk[]
-  /** "replaced 'beta' with 'BETA', added ' delta'" (from its hunks' text). */
   readonly summary: string
 }
 

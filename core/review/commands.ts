@@ -1,4 +1,5 @@
 import type { Actor } from '../events/actor.js'
+import type { ChangeView, HunkView } from './views.js'
 import { QuireError } from '../errors.js'
 import { changeIdOf, changeToken, isPending, type AiChange } from '../documents/aiChanges.js'
 import type { DocumentState } from '../documents/documentState.js'
@@ -163,36 +164,6 @@ export interface ReviewOutcome {
 export interface SessionUndone {
   readonly revision: string
   readonly changes: readonly { readonly change: string; readonly undone: readonly number[]; readonly skipped: readonly SkippedHunk[] }[]
-}
-
-/** A change as people and scripts see it (`quire review list`, the console). */
-export interface ChangeView {
-  readonly id: string
-  readonly by: 'assistant' | 'person'
-  /** The agent's name (the person's restores: `person`). */
-  readonly agent: string
-  readonly connection: string
-  /** ISO 8601. */
-  readonly at: string
-  readonly revision: string
-  readonly operation: string
-  readonly addresses: readonly string[]
-  readonly inserted: number
-  readonly deleted: number
-  /** `mixed` when some hunks are kept and others undone. */
-  readonly state: 'pending' | 'kept' | 'undone' | 'mixed'
-  readonly hunks: readonly HunkView[]
-}
-
-export interface HunkView {
-  readonly index: number
-  readonly state: 'pending' | 'kept' | 'undone'
-  /** What the change inserted there, and what it deleted. */
-  readonly inserted: string
-  readonly deleted: string
-  /** The characters that stand for each (Yjs ids with their text), for an editor to find in its own copy. */
-  readonly insertedRuns: readonly { readonly client: number; readonly clock: number; readonly text: string }[]
-  readonly deletedRuns: readonly { readonly client: number; readonly clock: number; readonly text: string }[]
 }
 
 function changeView(change: AiChange): ChangeView {
