@@ -21,6 +21,11 @@ export interface ConsoleTab {
   readonly assistantChangeUnsaved: boolean
   /** The document's revision token (`rev-…`), null while the document is not loaded. */
   readonly revision: string | null
+  /**
+   * Moves when an AI change is made or the person's review of one moves (a log position), never with typing: the
+   * console reads the document's pending changes again only then.
+   */
+  readonly changesPosition: number
   /** The window's current tab. */
   readonly active: boolean
   /** On screen in its window: false for a tab of a workspace instance the rail does not show. */

@@ -13,7 +13,7 @@ export async function consoleState(services: Services): Promise<ConsoleState> {
   const { rail, windows: views } = await sessionView(engine)
   const windows: ConsoleWindow[] = views.map((window) => {
     const tabs: ConsoleTab[] = window.tabs.map((tab) => ({
-      tabId: tab.tabId, docId: tab.docId, title: tab.title, path: tab.filePath, kind: tab.kind, dirty: tab.dirty, assistantChangeUnsaved: tab.assistantChangeUnsaved, revision: tab.revision,
+      tabId: tab.tabId, docId: tab.docId, title: tab.title, path: tab.filePath, kind: tab.kind, dirty: tab.dirty, assistantChangeUnsaved: tab.assistantChangeUnsaved, revision: tab.revision, changesPosition: tab.changesPosition,
       active: tab.active, visible: tab.visible, instanceId: tab.instanceId, pinned: tab.pinned,
     }))
     const instances: ConsoleInstance[] = rail

@@ -163,6 +163,11 @@ export class DocumentState {
   private changes: AiChanges | undefined
   /** Log position up to which the person marked every AI change reviewed (0: never). */
   reviewedUpTo = 0
+  /**
+   * Log position of the last event that made an AI change or moved the person's review of one (0: none): what the
+   * console compares to know its list of pending changes is out of date, where every keystroke moves the revision.
+   */
+  changesPosition = 0
   /** The text hunks of the transactions an AI change's content made, since the change's event was last folded. */
   private captured: TextHunk[] = []
 
@@ -276,7 +281,7 @@ export class DocumentState {
         if (this.applyUpdate(data.update, capturing ? CAPTURE : null)) this.revisionPosition = event.position
         this.foldWriter(data.journal, event.position)
         this.foldPersonEdit(event)
-        if (capturing) this.foldChange(data.journal!)
+        if (capturing) this.foldChange(data.journal!, event.position)
         break
       }
       case JournalRecorded.type: {
@@ -292,16 +297,19 @@ export class DocumentState {
       case ReviewKept.type: {
         const data = dataOf(event, ReviewKept)
         this.changes?.keep(data.change, data.hunks)
+        this.changesPosition = event.position
         break
       }
       case ReviewUndone.type: {
         const data = dataOf(event, ReviewUndone)
         this.changes?.undone(data.change, data.hunks.map(({ index, restored }) => ({ index, created: restored })))
+        this.changesPosition = event.position
         break
       }
       case ReviewRedone.type: {
         const data = dataOf(event, ReviewRedone)
         this.changes?.redone(data.change, data.hunks.map(({ index, inserted }) => ({ index, created: inserted })))
+        this.changesPosition = event.position
         break
       }
       case ReviewMarked.type: {
@@ -309,6 +317,7 @@ export class DocumentState {
         if (upTo > this.reviewedUpTo) {
           this.reviewedUpTo = upTo
           this.changes?.keepUpTo(upTo)
+          this.changesPosition = event.position
         }
         break
       }
@@ -384,11 +393,12 @@ export class DocumentState {
     return (event.actor.kind === 'mcp' || event.actor.kind === 'user') && this.changes?.captures(dataOf(event, DocumentChanged).journal) === true
   }
 
-  /** Gives the text hunks captured since to AI change `journal`. */
-  private foldChange(journal: number): void {
+  /** Gives the text hunks captured since to AI change `journal` (its content event is at `position`). */
+  private foldChange(journal: number, position: number): void {
     const hunks = this.captured
     this.captured = []
     this.changes!.noteApplied(journal, hunks, this.revisionPosition)
+    this.changesPosition = position
   }
 
   /**
@@ -510,7 +520,7 @@ export class DocumentState {
       this.foldWriter(journal, event.position)
       this.foldPersonEdit(event)
       // Its transactions ran with captureOrigin, so its hunks were captured as they would be by `apply`.
-      if (this.capturesChange(event)) this.foldChange(journal!)
+      if (this.capturesChange(event)) this.foldChange(journal!, event.position)
     }
     this.version = event.streamVersion
     this.position = event.position
@@ -531,6 +541,7 @@ export class DocumentState {
       journalWriter: this.journalWriter ? { ...this.journalWriter } : null,
       sightings: this.sightingsRecord(),
       reviewedUpTo: this.reviewedUpTo,
+      changesPosition: this.changesPosition,
       changes: this.changes ? this.changes.fields() : null,
     })
     encoding.writeVarUint8Array(encoder, Y.encodeStateAsUpdate(this.ydoc))
@@ -550,6 +561,8 @@ export class DocumentState {
       saved: SavedMark | null
       divergence?: { sha256: string; kept: boolean } | null
       reviewedUpTo: number
+      /** Absent from snapshots written before it was folded: the next change or review sets it. */
+      changesPosition?: number
       changes: AiChangesFields | null
       /** Absent from snapshots written before the last writer was folded: unknown until the next tab's write. */
       lastWriter?: LastWriter | null
@@ -574,6 +587,7 @@ export class DocumentState {
       ;(state.sightings ??= new Sightings()).note(key, { position, revisionPosition, ...(written ? { written: writtenTextOf(written) } : {}) })
     }
     state.reviewedUpTo = fields.reviewedUpTo
+    state.changesPosition = fields.changesPosition ?? 0
     state.changes = fields.changes ? AiChanges.fromFields(fields.changes) : undefined
     state.snapshotVersion = fields.version
     return state

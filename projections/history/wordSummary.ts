@@ -46,8 +46,10 @@ function phrase({ deleted, inserted }: ChangedPiece): string {
 
 /** A piece as the summary shows it: quoted, line breaks as ↵, long ones cut. */
 function quote(text: string): string {
-  const shown = text.replace(/\r?\n/g, '↵')
-  return `'${shown.length > MAX_QUOTE ? `${shown.slice(0, MAX_QUOTE - 1)}…` : shown}'`
+  // Cut before replacing: a piece may be a whole document, and at most MAX_QUOTE characters of it are shown.
+  const shown = text.slice(0, 2 * MAX_QUOTE).replace(/\r?\n/g, '↵')
+  const long = shown.length > MAX_QUOTE || text.length > 2 * MAX_QUOTE
+  return `'${long ? `${shown.slice(0, MAX_QUOTE - 1)}…` : shown}'`
 }
 
 /** The places two texts differ, word by word, each with what was deleted and inserted there. */

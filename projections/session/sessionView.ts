@@ -17,6 +17,8 @@ export interface TabView {
   /** An assistant's change is among what is unsaved (the console asks the person to save it). */
   readonly assistantChangeUnsaved: boolean
   readonly revision: string | null
+  /** Where the document's AI changes or their review last moved (DocumentState.changesPosition). */
+  readonly changesPosition: number
   readonly kind: DocumentKind
   readonly active: boolean
   readonly visible: boolean
@@ -53,7 +55,7 @@ export async function sessionView(sources: SessionSources): Promise<{ readonly r
     for (const tabId of window.tabIds) {
       const tab = workspace.tabs.get(tabId)
       if (!tab) continue
-      const document = await sources.commands.documents.read(tab.docId, (state) => state && { meta: state.meta, dirty: state.dirty, assistantChangeUnsaved: state.assistantChangeUnsaved, revision: state.revision })
+      const document = await sources.commands.documents.read(tab.docId, (state) => state && { meta: state.meta, dirty: state.dirty, assistantChangeUnsaved: state.assistantChangeUnsaved, revision: state.revision, changesPosition: state.changesPosition })
       tabs.push({
         tabId: tab.tabId,
         docId: tab.docId,
@@ -62,6 +64,7 @@ export async function sessionView(sources: SessionSources): Promise<{ readonly r
         dirty: document?.dirty ?? false,
         assistantChangeUnsaved: document?.assistantChangeUnsaved ?? false,
         revision: document?.revision ?? null,
+        changesPosition: document?.changesPosition ?? 0,
         kind: document?.meta?.kind ?? 'markdown',
         active: window.activeTabId === tab.tabId,
         visible: isVisible(workspace, tab, rail),

@@ -10,6 +10,7 @@ import { openEngine, type Engine } from '../../core/engine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import { compareDocuments } from '../../core/audit/verify.js'
+import { DocumentState } from '../../core/documents/documentState.js'
 import { useTempHomes } from '../support/tempHome.js'
 import { personTypes as typeAsPerson } from '../support/personTypes.js'
 
@@ -140,5 +141,34 @@ describe('AI changes', () => {
       expect(outcome.done).toEqual([])
       expect(outcome.skipped).toMatchObject([{ index: 0 }])
       expect(await text(engine, docId)).toBe('keep\nkeep\n')
+    }))
+
+  it('where the AI changes last moved: a change and each review move it, the person\'s typing does not; a snapshot keeps it', () =>
+    withEngine(async (engine) => {
+      const { docId } = await engine.commands.documents.create({ kind: 'markdown', content: 'alpha beta\n', path: null, title: 't', origin: 'untitled', actor: USER })
+      const at = async () => (await engine.documents.get(docId))!.changesPosition
+      expect(await at()).toBe(0)
+      await write(engine, docId, 'alpha BETA\n')
+      const afterWrite = await at()
+      expect(afterWrite).toBeGreaterThan(0)
+      await personTypes(engine, docId, (source) => source.insert(0, 'typed '))
+      expect(await at()).toBe(afterWrite)
+      const [change] = await engine.commands.review.list(docId)
+      await engine.commands.review.undo(docId, change!.id, undefined, USER)
+      const afterUndo = await at()
+      expect(afterUndo).toBeGreaterThan(afterWrite)
+      await engine.commands.review.redo(docId, change!.id, undefined, USER)
+      const afterRedo = await at()
+      expect(afterRedo).toBeGreaterThan(afterUndo)
+      await engine.commands.review.keep(docId, change!.id, undefined, USER)
+      expect(await at()).toBeGreaterThan(afterRedo)
+      const state = (await engine.documents.get(docId))!
+      const restored = DocumentState.fromSnapshot(docId, state.encodeSnapshot())
+      expect(restored.changesPosition).toBe(state.changesPosition)
+      restored.destroy()
+      await rebuildsTheSame(engine, docId)
+      const rebuilt = (await engine.documents.rebuild(docId))!
+      expect(rebuilt.changesPosition).toBe(state.changesPosition)
+      rebuilt.destroy()
     }))
 })

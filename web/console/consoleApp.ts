@@ -58,7 +58,10 @@ export class ConsoleApp {
     mountComments(shell, () => this.session)
     mountReview(shell, {
       session: () => this.session,
-      head: () => this.state?.head ?? null,
+      changesKey: () => {
+        const tabs = this.state?.windows.flatMap((window) => window.tabs)
+        return tabs ? [...new Set(tabs.map((tab) => `${tab.docId}@${tab.changesPosition}`))].sort().join(' ') : null
+      },
       openTab: (tabId) => this.activateTabId(tabId),
     })
     this.files = mountFiles(shell, {
@@ -189,7 +192,7 @@ export class ConsoleApp {
     const session = this.session
     if (session && tab && session.tab.tabId === tab.tabId && session.windowLabel === windowLabel) {
       session.updateTab(tab)
-      session.highlights.logSeen(`${tab.revision}@${this.state?.head}`)
+      session.highlights.changesSeen(tab.changesPosition)
       return
     }
     // Detached first: closing a session reports its connection going offline, which re-renders.
@@ -200,7 +203,7 @@ export class ConsoleApp {
       return
     }
     this.session = new DocumentSession(tab, windowLabel, this.shell.editorHost, () => this.render())
-    this.session.highlights.logSeen(`${tab.revision}@${this.state?.head}`)
+    this.session.highlights.changesSeen(tab.changesPosition)
   }
 
   private renderModeSwitch(): void {

@@ -24,15 +24,15 @@ export const CHANGES_READ = 'quire:changes-read'
 /**
  * What the open editor marks in its text: the assistants' pending changes as suggestions (inserted text marked,
  * deleted text struck through where it was, who made it and when on hover; from the review API), and the anchored
- * text of the comment threads the Comments sidebar shows. Changes are read again when the log moves (a keep or an
- * undo anywhere moves it) and right after the person acts; all marks are placed again, in the editor's own copy of
- * the document, whenever it changes (a moment after, so a burst of typing places them once).
+ * text of the comment threads the Comments sidebar shows. Changes are read again when the document's changes move
+ * (a new one, a keep or an undo on any node) and right after the person acts; all marks are placed again, in the
+ * editor's own copy of the document, whenever it changes (a moment after, so a burst of typing places them once).
  */
 export class Highlighter {
   private changes: DocumentChanges | null = null
   private anchors: readonly Anchor[] = []
   private activeComment: string | null = null
-  private seen: string | undefined
+  private seen: number | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private destroyed = false
   /** Reads issued, and the newest whose answer was taken (answers can arrive out of order). */
@@ -61,10 +61,14 @@ export class Highlighter {
     return this.changes
   }
 
-  /** The log has moved (`revision@head` from the console's state): a change may have come, or been kept or undone. */
-  logSeen(key: string): void {
-    if (key === this.seen) return
-    this.seen = key
+  /**
+   * Where the document's AI changes last moved, as the console's state says (a change came, or was kept or undone):
+   * the pending changes are read again when it moves. The person's typing does not move it; which of a change's
+   * characters still stand is found in the editor's own copy of the document.
+   */
+  changesSeen(position: number): void {
+    if (position === this.seen) return
+    this.seen = position
     void this.refresh()
   }
 

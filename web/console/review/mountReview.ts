@@ -14,8 +14,11 @@ const POLL_MS = 1000
 export interface ReviewContext extends ReviewNavigation {
   /** The open document's session, or null. */
   session(): DocumentSession | null
-  /** The log's head as the console's state last said (null before the first answer): the list is read when it moves. */
-  head(): number | null
+  /**
+   * Where the AI changes of every document open in a tab last moved, as the console's state last said (null before
+   * the first answer): the list is read again when it changes, not at each keystroke.
+   */
+  changesKey(): string | null
 }
 
 /**
@@ -54,7 +57,7 @@ export function mountReview(shell: Pick<Shell, 'modeSwitch' | 'editorHost'>, con
   const showBar = () => bar.update(context.session()?.highlights.pending ?? null)
   document.addEventListener(CHANGES_READ, showBar)
 
-  let listedAt: number | null = null
+  let listedAt: string | null = null
   async function readList(): Promise<void> {
     let list: ReviewList | null = null
     let error = ''
@@ -69,15 +72,15 @@ export function mountReview(shell: Pick<Shell, 'modeSwitch' | 'editorHost'>, con
     }
     sidebar.update(list, error)
   }
-  // What the person did here shows at once; what happened elsewhere, when the log moves.
+  // What the person did here shows at once; what happened elsewhere, when a document's changes move.
   actions.onActed(() => void readList())
 
   async function poll(): Promise<void> {
     if (!toggle.isConnected) return // signed out: the console's root was replaced
     showBar()
-    const head = context.head()
-    if (head !== null && head !== listedAt) {
-      listedAt = head
+    const key = context.changesKey()
+    if (key !== null && key !== listedAt) {
+      listedAt = key
       await readList()
     }
     setTimeout(() => void poll(), POLL_MS)
