@@ -213,6 +213,9 @@ function blockedError(blocked: Omit<BlockedHop, 'seq' | 'mainFrame'>, tabId?: st
   return new BrowserError('BLOCKED_DESTINATION', `${blocked.url} is not a web page: an assistant's tab loads only http and https pages`, data)
 }
 
+/** What Playwright says of a load another navigation took the place of, and where that one went. */
+const INTERRUPTED = /is interrupted by another navigation to "([^"]*)"/
+
 /** How long a failed load's error page may take to commit before the failure is answered anyway. */
 const ERROR_PAGE_MS = 2_000
 
@@ -700,25 +703,46 @@ export class BrowserEngine {
     const ticket: Ticket = { id: `nav-${++this.#nextNavigation}`, outcome: undefined, settled, settle: (outcome) => settle(outcome) }
     tab.tickets = [...tab.tickets.slice(-15), ticket]
     const mark = tab.guard?.mark ?? 0
-    tab.page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_LIMIT_MS }).then(
-      async () => {
-        const title = await this.#titleOf(tab)
-        // Read once, when the ticket settles, so that a later wait gives the same outcome (BRR.WAIT.6); never throws.
-        const gate = await detectGate(tab.session)
-        ticket.settle({ status: 'loaded', navigationId: ticket.id, tabId: tab.id, url: redactUrl(tab.page.url()), title, generation: tab.generation, ...(gate ? { gate } : {}) })
-      },
-      async (error: Error) => {
-        // A hop the guard stopped (a redirect, or the page moving on by itself as it loaded) is why it failed.
-        const blocked = tab.guard?.stoppedSince(mark)
-        // Chromium commits its error page after the load has failed: a navigation made before that would be
-        // interrupted by it, so the ticket settles once it is there.
-        if (blocked !== undefined) await errorPageCommitted(tab.page)
-        ticket.settle({
-          status: 'failed', navigationId: ticket.id, tabId: tab.id, url: redactUrl(url), error: error.message.split('\n', 1)[0] ?? 'navigation failed',
-          ...(blocked !== undefined ? { blocked } : {}),
-        })
-      },
-    )
+    let reloaded = false
+    const load = async (): Promise<void> => {
+      try {
+        await tab.page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_LIMIT_MS })
+      } catch (error) {
+        const interruption = error instanceof Error ? INTERRUPTED.exec(error.message) : null
+        // A later navigation of ours settled this ticket first; a hop the guard stopped is this load's own failure.
+        if (interruption === null || ticket.outcome !== undefined || tab.guard?.stoppedSince(mark) !== undefined) throw error
+        if (interruption[1]!.startsWith('chrome-error:')) {
+          // The error page of an earlier load the guard stopped committed later than errorPageCommitted waited (a
+          // loaded machine) and took this load's place: it is begun again, once.
+          if (reloaded) throw error
+          reloaded = true
+          return load()
+        }
+        // The page moved on by itself, or Chromium reported a redirect hop as a navigation of its own (it may, with
+        // requests intercepted): a page the guard let through committed, and this load ends when that page has loaded.
+        await tab.page.waitForLoadState('load', { timeout: NAVIGATION_LIMIT_MS })
+      }
+    }
+    load()
+      .then(
+        async () => {
+          const title = await this.#titleOf(tab)
+          // Read once, when the ticket settles, so that a later wait gives the same outcome (BRR.WAIT.6); never throws.
+          const gate = await detectGate(tab.session)
+          ticket.settle({ status: 'loaded', navigationId: ticket.id, tabId: tab.id, url: redactUrl(tab.page.url()), title, generation: tab.generation, ...(gate ? { gate } : {}) })
+        },
+        async (error: Error) => {
+          // A hop the guard stopped (a redirect, or the page moving on by itself as it loaded) is why it failed.
+          const blocked = tab.guard?.stoppedSince(mark)
+          // Chromium commits its error page after the load has failed: a navigation made before that would be
+          // interrupted by it, so the ticket settles once it is there.
+          if (blocked !== undefined) await errorPageCommitted(tab.page)
+          ticket.settle({
+            status: 'failed', navigationId: ticket.id, tabId: tab.id, url: redactUrl(url), error: error.message.split('\n', 1)[0] ?? 'navigation failed',
+            ...(blocked !== undefined ? { blocked } : {}),
+          })
+        },
+      )
     return this.#awaitTicket(tab, ticket, timeoutMs)
   }
 

@@ -63,8 +63,16 @@ function sharedLineShare(chars1: string, chars2: string, lineArray: readonly str
   return shared / Math.max(length1, length2, 1)
 }
 
-/** At most this long refining one block; past it the block is replaced whole. */
+/** At most this long refining one block that is past the untimed work; past it the block is replaced whole. */
 const BLOCK_BUDGET_MS = 3
+
+/**
+ * How much diffing runs without a clock, counted as the square of each diff's input length (a bound of its search):
+ * under it the same two texts always give the same hunks, whatever the machine's load, so a write's recorded change
+ * does not depend on a pause of the collector. Only the diff past it has a deadline and may settle for a coarser
+ * answer; this bounds the untimed part to a few milliseconds.
+ */
+const UNTIMED_WORK = 4_000_000
 
 /**
  * Whether a changed block is an edit of the old text (worth refining) rather than a rewrite: the two sides share
@@ -124,7 +132,15 @@ function middleHunks(before: string, after: string): Hunk[] {
     // would be replaced whole anyway (it is past REFINE_LIMIT).
     return [{ start: 0, deleteCount: before.length, insert: after }]
   }
-  const lines = diffMain(chars1, chars2, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false, deadline)
+  let untimedLeft = UNTIMED_WORK
+  /** The deadline of a diff of these two inputs: none while the untimed work lasts, else `timed`. */
+  const deadlineFor = (one: string, two: string, timed: number): number => {
+    const work = (one.length + two.length) ** 2
+    if (work > untimedLeft) return timed
+    untimedLeft -= work
+    return Number.MAX_VALUE
+  }
+  const lines = diffMain(chars1, chars2, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false, deadlineFor(chars1, chars2, deadline))
   diffCharsToLines(lines, lineArray)
   const diffs: Diff[] = []
   let removed = ''
@@ -134,8 +150,8 @@ function middleHunks(before: string, after: string): Hunk[] {
     const refine =
       removed.length > 0 && inserted.length > 0 && removed.length + inserted.length <= REFINE_LIMIT && looksLikeAnEdit(removed, inserted)
     if (refine) {
-      // Each block gets a small budget, and all of them together the one deadline.
-      const blockDeadline = Math.min(deadline, Date.now() + BLOCK_BUDGET_MS)
+      // Past the untimed work, each block gets a small budget, and all of them together the one deadline.
+      const blockDeadline = deadlineFor(removed, inserted, Math.min(deadline, Date.now() + BLOCK_BUDGET_MS))
       const refined = diffMain(removed, inserted, { diffTimeout: DIFF_TIMEOUT_SECONDS }, false, blockDeadline)
       diffCleanupSemantic(refined)
       diffs.push(...refined)

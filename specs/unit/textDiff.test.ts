@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as Y from 'yjs'
 import { applyHunks, textHunks } from '../../core/documents/textDiff.js'
 import { fuzzParameters } from '../support/fuzz.js'
@@ -49,6 +49,25 @@ describe('textHunks', () => {
       }),
       fuzzParameters({ numRuns: 1_000 }),
     )
+  })
+
+  describe('on a machine that stalls', () => {
+    afterEach(() => vi.restoreAllMocks())
+
+    it('gives an edit the same word-sized hunks when every look at the clock finds 100 ms gone', () => {
+      // A collector's pause or a loaded machine must not turn a recorded AI change into one coarse replacement.
+      const expected = [
+        { start: 6, deleteCount: 4, insert: 'BETA' },
+        { start: 16, deleteCount: 0, insert: ' delta' },
+      ]
+      expect(textHunks('alpha beta gamma\n', 'alpha BETA gamma delta\n')).toEqual(expected)
+      let now = Date.now()
+      vi.spyOn(Date, 'now').mockImplementation(() => (now += 100))
+      expect(textHunks('alpha beta gamma\n', 'alpha BETA gamma delta\n')).toEqual(expected)
+      const lines = Array.from({ length: 200 }, (_, index) => `line ${index} of the draft\n`)
+      const edited = lines.map((line, index) => (index % 20 === 7 ? line.replace('draft', 'final draft') : line))
+      expect(textHunks(lines.join(''), edited.join('')).map((hunk) => hunk.insert)).toEqual(Array(10).fill('final '))
+    })
   })
 
   it('is minimal: an edit in the middle touches only the middle', () => {

@@ -116,14 +116,25 @@ export class ConsoleApp {
 
   /** Shows a tab, whichever window it is in (the Review list opens a document this way). */
   private async activateTabId(tabId: string): Promise<void> {
-    const window = this.state?.windows.find((candidate) => candidate.tabs.some((tab) => tab.tabId === tabId))
-    const tab = window?.tabs.find((candidate) => candidate.tabId === tabId)
-    if (!window || !tab) return
+    // The Review list is read apart from the console's state: a tab an assistant opened a moment ago can be in the
+    // list before the state names it, so the state is read again before the tab is taken for gone.
+    if (!this.findTab(tabId)) await this.refresh()
+    const found = this.findTab(tabId)
+    if (!found) return
+    const { window, tab } = found
     if (window.label !== this.windowLabel) {
       this.windowLabel = window.label
       sessionStorage.setItem(WINDOW_KEY, window.label)
     }
     await this.activate(tab)
+  }
+
+  private findTab(tabId: string): { window: ConsoleWindow; tab: ConsoleTab } | null {
+    for (const window of this.state?.windows ?? []) {
+      const tab = window.tabs.find((candidate) => candidate.tabId === tabId)
+      if (tab) return { window, tab }
+    }
+    return null
   }
 
   private async activate(tab: ConsoleTab): Promise<void> {
