@@ -1,8 +1,9 @@
-import type { EventStore } from '../core/log/eventStore.js'
+import type { EventStore } from '../adapters/leveldb/eventStore.js'
 import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import * as Y from 'yjs'
-import { openEngine, type Engine } from '../core/engine.js'
+import type { Engine } from '../core/engine.js'
+import { openEmbeddedEngine } from '../adapters/leveldb/embeddedEngine.js'
 import type { EventInput } from '../core/log/eventLog.js'
 import type { BatchOperation } from '../core/log/groupCommit.js'
 import {
@@ -241,7 +242,7 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
       const sameShapeReplay = await openRawBatchDb(join(rawDir, 'same-shape'))
       const fullTurnsReplay = await openRawBatchDb(join(rawDir, 'full-turns'))
       const recorder = new BatchRecorder()
-      const engine = await openEngine(engineDir, { interceptWrite: recorder.interceptWrite })
+      const engine = await openEmbeddedEngine(engineDir, { interceptWrite: recorder.interceptWrite })
       try {
         // Warm-ups: JIT, LevelDB files and the disk's write path, for every side. The replay database gets the
         // warm-ups' batches too, so it holds what the store's database held when each phase began.

@@ -1,4 +1,4 @@
-import { openEngine } from '../core/engine.js'
+import { openEmbeddedEngine } from '../adapters/leveldb/embeddedEngine.js'
 import type { Actor } from '../core/events/actor.js'
 import { ReadModels } from '../adapters/host/readModels.js'
 import { auditIndex } from '../projections/audit/auditIndex.js'
@@ -31,7 +31,7 @@ export const auditBenchmark: Benchmark = {
   async run(options) {
     const events = sized(options, 'QUIRE_BENCH_AUDIT_EVENTS', 1_000_000, 5_000)
     return withTempDir('audit', async (home) => {
-      const engine = await openEngine(home)
+      const engine = await openEmbeddedEngine(home)
       try {
         const started = Date.now()
         for (let done = 0; done < events; done += APPEND) {

@@ -18,7 +18,7 @@ import { CoherenceProjection, reconcile, type ProjectedEdge } from '../core/cohe
 import { scanWorkspace } from '../core/coherence/scan.js'
 import { WorkspaceLedger } from '../core/coherence/workspaceLedger.js'
 import { createEventRegistry } from '../core/eventRegistry.js'
-import { EventStore } from '../core/log/eventStore.js'
+import { EventStore } from '../adapters/leveldb/eventStore.js'
 import {
   fmtInt, fmtMiB, fmtMs, fmtRatio, median, now, percentile, printTable, random, settle, sized, withTempDir,
   type Benchmark, type RunOptions, type TargetResult,

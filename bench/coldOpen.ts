@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import * as Y from 'yjs'
 import { openEngine } from '../core/engine.js'
+import { openEmbeddedEngine } from '../adapters/leveldb/embeddedEngine.js'
 import { ingestTrace } from '../adapters/trace/ingestTrace.js'
 import type { ColdOpenSample } from './coldOpenChild.js'
 import {
@@ -23,7 +24,7 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
   return withTempDir('cold-open', async (dir) => {
     const home = join(dir, 'home')
     const statePath = join(dir, 'state.bin')
-    const engine = await openEngine(home)
+    const engine = await openEmbeddedEngine(home)
     let docId: string
     let contentLength: number
     try {

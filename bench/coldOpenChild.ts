@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import * as Y from 'yjs'
 import { openEngine } from '../core/engine.js'
+import { openEmbeddedEngine } from '../adapters/leveldb/embeddedEngine.js'
 import { now, reportToParent } from './util.js'
 
 /**
@@ -30,7 +31,7 @@ const state = new Uint8Array(await readFile(statePath))
 
 async function engineSide(): Promise<{ openMs: number; getMs: number; content: string }> {
   const started = now()
-  const engine = await openEngine(home!)
+  const engine = await openEmbeddedEngine(home!)
   const opened = now()
   const document = await engine.documents.get(docId!)
   if (!document) throw new Error(`no document ${docId} in ${home}`)

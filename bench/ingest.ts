@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { LeveldbPersistence } from 'y-leveldb'
-import { openEngine } from '../core/engine.js'
+import { openEmbeddedEngine } from '../adapters/leveldb/embeddedEngine.js'
 import { ingestTrace, type IngestResult } from '../adapters/trace/ingestTrace.js'
 import { readTrace, type Trace } from '../adapters/trace/traceFile.js'
 import { traceUpdates } from '../adapters/trace/tracePeers.js'
@@ -22,7 +22,7 @@ const YLEVELDB_PREFIX = 50_000
 
 /** One ingest into a fresh data dir; the engine is closed (untimed) afterwards. */
 export async function ingestOnce(path: string, home: string): Promise<IngestResult> {
-  const engine = await openEngine(home)
+  const engine = await openEmbeddedEngine(home)
   try {
     return await ingestTrace(engine, path)
   } finally {

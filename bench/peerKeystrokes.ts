@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Y from 'yjs'
 import { readTrace } from '../adapters/trace/traceFile.js'
-import { openEngine } from '../core/engine.js'
+import { openEmbeddedEngine } from '../adapters/leveldb/embeddedEngine.js'
 import { USER, type Actor } from '../core/events/actor.js'
 import { threadCpuMs } from './fanoutServers.js'
 import { tracePath } from './trace.js'
@@ -51,7 +51,7 @@ async function measured(count: number, run: () => Promise<void> | void): Promise
 
 async function throughCore(updates: readonly Uint8Array[]): Promise<Cost> {
   const dir = mkdtempSync(join(tempRoot(), 'quire-keystrokes-'))
-  const engine = await openEngine(dir)
+  const engine = await openEmbeddedEngine(dir)
   try {
     // Empty, so the typist's updates (made on an empty Y.Text) apply as they would to a new document.
     const { docId } = await engine.commands.documents.create({ kind: 'markdown', content: '', path: null, title: 'k', origin: 'untitled', actor: USER })

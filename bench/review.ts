@@ -1,7 +1,8 @@
 import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import * as Y from 'yjs'
-import { openEngine, type Engine } from '../core/engine.js'
+import type { Engine } from '../core/engine.js'
+import { openEmbeddedEngine } from '../adapters/leveldb/embeddedEngine.js'
 import { DocumentChanged, documentStream } from '../core/documents/events.js'
 import { dataOf } from '../core/events/schema.js'
 import { USER, type Actor } from '../core/events/actor.js'
@@ -22,7 +23,7 @@ async function run(options: RunOptions): Promise<TargetResult[]> {
   const manyChanges = sized(options, 'QUIRE_BENCH_REVIEW_CHANGES', 10_000, 200)
   const rounds = sized(options, 'QUIRE_BENCH_REVIEW_ROUNDS', 20, 4)
   return withTempDir('review', async (root) => {
-    const engine = await openEngine(join(root, 'home'))
+    const engine = await openEmbeddedEngine(join(root, 'home'))
     const floor = new ClassicLevel<string, Uint8Array>(join(root, 'floor'), { valueEncoding: 'view' })
     await floor.open()
     try {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { openEngine } from '../core/engine.js'
+import { openEmbeddedEngine } from '../adapters/leveldb/embeddedEngine.js'
 import { ingestTrace } from '../adapters/trace/ingestTrace.js'
 import { readTrace } from '../adapters/trace/traceFile.js'
 import { applyTracePlain } from './plainYjs.js'
@@ -34,7 +34,7 @@ function vmHwm(): number | null {
 const [mode, trace, home] = process.argv.slice(2)
 const started = performance.now()
 if (mode === 'ingest' && trace && home) {
-  const engine = await openEngine(home)
+  const engine = await openEmbeddedEngine(home)
   const result = await ingestTrace(engine, trace)
   await engine.close()
   if (!result.matchesEndContent) throw new Error('ingest did not reach the trace end content')

@@ -28,7 +28,6 @@ import { createEventRegistry } from './eventRegistry.js'
 import { FileCommands } from './files/commands.js'
 import { FileTreeCommands } from './files/tree.js'
 import type { FileSystemPort } from './files/port.js'
-import { EventStore, type EventStoreOptions } from './log/eventStore.js'
 import type { EventLog } from './log/eventLog.js'
 import type { EventRegistry } from './events/schema.js'
 import { PresenceRegistry } from './presence/presenceRegistry.js'
@@ -41,7 +40,19 @@ import { WorkspaceCommands } from './workspace/commands.js'
 import { QuireError } from './errors.js'
 import { CoherenceCommands, type CoherenceCommandsOptions } from './coherence/commands.js'
 
-export interface EngineOptions extends Partial<Omit<EventStoreOptions, 'registry'>> {
+export interface EngineOptions {
+  /**
+   * Opens the log the engine runs on: the data directory's own (adapters/leveldb/embeddedEngine.ts) or one several
+   * nodes share (PostgreSQL, with `sharedLog`). The caller holds the data directory for this process.
+   */
+  readonly openLog: (registry: EventRegistry) => Promise<EventLog>
+  /**
+   * Other processes may append to the log: the engine follows what they append (see `followOtherNodes`), and a
+   * workflow run the log shows going may be another node's, so it is not ended as interrupted at start.
+   */
+  readonly sharedLog?: boolean
+  /** The engine's clock, for expiry decisions (tests pin it; give the log the same). */
+  readonly now?: () => number
   readonly documents?: DocumentRepositoryOptions
   /** How long a write waits for the journal before answering JOURNAL_UNAVAILABLE (default 2 s). */
   readonly journalDeadlineMs?: number
@@ -52,13 +63,7 @@ export interface EngineOptions extends Partial<Omit<EventStoreOptions, 'registry
    */
   readonly fileSystem?: FileSystemPort
   readonly coherence?: CoherenceCommandsOptions
-  /**
-   * Opens the log the engine runs on, when it is not the data directory's own LevelDB log: a log several nodes share
-   * (PostgreSQL). The engine then also follows what other nodes append (see `followLog`). The caller holds the data
-   * directory for this node.
-   */
-  readonly openLog?: (registry: EventRegistry) => Promise<EventLog>
-  /** With `openLog`: each document's write turn held among the nodes sharing the log. */
+  /** With `sharedLog`: each document's write turn held among the nodes sharing the log. */
   readonly crossNodeTurns?: CrossNodeTurns
 }
 
@@ -122,10 +127,10 @@ export interface Engine {
   close(): Promise<void>
 }
 
-export async function openEngine(home: string, options: EngineOptions = {}): Promise<Engine> {
+export async function openEngine(home: string, options: EngineOptions): Promise<Engine> {
   const registry = createEventRegistry()
-  const shared = options.openLog !== undefined
-  const store: EventLog = options.openLog ? await options.openLog(registry) : await EventStore.open(home, { ...options, registry })
+  const shared = options.sharedLog === true
+  const store: EventLog = await options.openLog(registry)
   try {
     const loadedFrom = store.durableHeadPosition
     const documents = new DocumentRepository(store, options.documents)

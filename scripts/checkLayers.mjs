@@ -10,8 +10,7 @@
  *   3. web/ imports nothing from projections/, and from adapters/ only types (the wire contracts the daemon serves
  *      the console: type-only imports erase at bundling, so no server code reaches the browser);
  *   5. core/ imports no storage package (classic-level, pg, ioredis, …): storage drivers live in adapters/ and core
- *      reaches storage only through its ports (the EventLog, the file system). The one file still holding a driver
- *      is named in STORAGE_DRIVERS_NOT_MOVED, with why; the rule holds everywhere else in core/;
+ *      reaches storage only through its ports (the EventLog, the file system);
  *   4. no import cycle between folders: at the top level (core, projections, adapters, web, bench, specs) and at
  *      every directory level inside core/, projections/ and adapters/, the sibling folders' imports of one another
  *      form no cycle. A file sitting directly in a folder (core/errors.ts) is a node of that level of its own, so
@@ -49,11 +48,6 @@ const FORBIDDEN = {
 /** Packages that talk to a storage engine (and their subpaths): core/ imports none of them. */
 const STORAGE_PACKAGES = ['classic-level', 'level', 'abstract-level', 'leveldown', 'pg', 'pg-pool', 'postgres', 'ioredis', 'redis']
 const STORAGE_RULE = 'core/ imports no storage package: drivers live in adapters/'
-/**
- * core/ files allowed a storage package for now, each with why. core/log/eventStore.ts is the LevelDB driver and the
- * engine's default log (openEngine opens it when no log is given), so it moves to adapters/ with that default.
- */
-const STORAGE_DRIVERS_NOT_MOVED = new Map([['core/log/eventStore.ts', 'classic-level']])
 
 /** Every relative import of every scanned file: {from, line, specifier, to, typeOnly} with repository-relative '/' paths. */
 export function collectImports(root) {
@@ -64,7 +58,7 @@ export function collectImports(root) {
       const from = posix(relative(root, file))
       for (const { node, specifier, typeOnly } of importsOf(source)) {
         if (!specifier.startsWith('./') && !specifier.startsWith('../')) {
-          if (top === 'core' && isStoragePackage(specifier) && STORAGE_DRIVERS_NOT_MOVED.get(from) !== packageName(specifier)) {
+          if (top === 'core' && isStoragePackage(specifier)) {
             const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1
             imports.push({ from, line, specifier, to: specifier, typeOnly, storage: true })
           }

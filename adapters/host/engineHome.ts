@@ -1,6 +1,7 @@
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { openEngine, type Engine, type EngineOptions } from '../../core/engine.js'
+import { openEmbeddedEngine, type EmbeddedEngineOptions } from '../leveldb/embeddedEngine.js'
 import { EventStoreError } from '../../core/log/errors.js'
 import type { AdvisoryTurns } from '../postgres/advisoryTurns.js'
 import { holdNodeHome } from './nodeHome.js'
@@ -36,7 +37,9 @@ async function hasEmbeddedLog(home: string): Promise<boolean> {
   return false
 }
 
-export interface EngineHomeOptions extends EngineOptions {
+export interface EngineHomeOptions extends EmbeddedEngineOptions {
+  /** A log the caller opened itself (tests wrap one to hold or fail its writes); the engine follows it as shared. */
+  readonly openLog?: EngineOptions['openLog']
   /**
    * Where the log lives: a `postgres://` URL (sharedStore.ts) for a log several nodes share, each node with a data
    * directory of its own. Default: $QUIRE_STORE, and without it the data directory's own embedded log.
@@ -55,7 +58,8 @@ export async function openEngineHome(home: string, options: EngineHomeOptions = 
   if (name === undefined) {
     // Opened without its store, a node's directory would get an empty log of its own, and writes there reach no node.
     if (sharedMark !== undefined) throw new StoreMismatchError(`the data directory ${home} is a node of the shared log ${sharedMark.trim()}: give it with --store or QUIRE_STORE`)
-    return openEngine(home, options)
+    const { openLog } = options
+    return openLog ? openEngine(home, { ...options, openLog, sharedLog: true }) : openEmbeddedEngine(home, options)
   }
   const store = sharedStore(name)
   if (sharedMark === undefined && (await hasEmbeddedLog(home))) {
@@ -72,7 +76,7 @@ export async function openEngineHome(home: string, options: EngineHomeOptions = 
     turns = await store.turns()
     const { now, interceptWrite, writeRetryWindowMs, closeTimeoutMs } = options
     const logOptions = { now, writeRetryWindowMs, closeTimeoutMs, ...(interceptWrite ? { interceptWrite: (write: () => Promise<void>) => interceptWrite(write, []) } : {}) }
-    engine = await openEngine(home, { ...options, openLog: (registry) => store.open(registry, logOptions), crossNodeTurns: turns })
+    engine = await openEngine(home, { ...options, openLog: (registry) => store.open(registry, logOptions), sharedLog: true, crossNodeTurns: turns })
   } catch (error) {
     await turns?.close()
     await held.release()

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import { DataDirLockedError } from '../../core/log/errors.js'
-import { readOwnerPid } from '../../core/log/eventStore.js'
+import { readOwnerPid } from '../leveldb/eventStore.js'
 
 /** What a node holds of its data directory while its log lives in a shared store. */
 export interface HeldHome {

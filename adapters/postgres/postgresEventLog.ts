@@ -16,7 +16,7 @@ import type {
   StreamRange,
 } from '../../core/log/eventLog.js'
 import { addEventVersion, assertReadableBy, notCovered } from '../../core/log/eventVersions.js'
-import { isValidStreamName } from '../../core/log/keys.js'
+import { isValidStreamName } from '../../core/log/streamNames.js'
 import { decodeChunk, encodeChunk } from '../../core/log/record.js'
 import { migrate, quotedSchema } from './schema.js'
 import { asUnreachable, isUnreachable, LogUnreachableError } from './unreachable.js'

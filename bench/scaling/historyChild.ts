@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises'
 import * as Y from 'yjs'
-import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { documentStream } from '../../core/documents/events.js'
 import type { Actor } from '../../core/events/actor.js'
 import { reportToParent } from '../util.js'
@@ -27,7 +27,7 @@ const BATCH = 256
 const [home, file, target] = process.argv.slice(2)
 if (!home || !file || !target) throw new Error('usage: historyChild.js <home> <file> <events>')
 const started = performance.now()
-const engine = await openEngine(home)
+const engine = await openEmbeddedEngine(home)
 let events = 0
 let added = 0
 try {

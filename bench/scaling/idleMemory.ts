@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { MarkdownText } from '../mcpSupport.js'
 import { fmtInt, fmtRatio, median, now, runChild, withTempDir, type TargetResult } from '../util.js'
 import type { IdleMemorySample } from './idleMemoryChild.js'
@@ -30,7 +30,7 @@ export async function idleMemoryCurve(sizes: IdleMemorySizes, write: boolean): P
     const home = join(root, 'home')
     const most = Math.max(...sizes.counts)
     const generating = now()
-    const engine = await openEngine(home)
+    const engine = await openEmbeddedEngine(home)
     const ids: string[] = []
     try {
       // In groups, so the group committer batches their appends.

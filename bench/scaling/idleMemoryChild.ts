@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import * as Y from 'yjs'
-import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { MarkdownText } from '../mcpSupport.js'
 import { reportToParent } from '../util.js'
 
@@ -44,7 +44,7 @@ let characters = 0
 let before: { heap: number; rss: number }
 if (mode === 'engine' && a && b && c) {
   const ids = (JSON.parse(await readFile(b, 'utf8')) as string[]).slice(0, Number(c))
-  const engine = await openEngine(a)
+  const engine = await openEmbeddedEngine(a)
   // One document first, so the code paths of loading are compiled and their caches allocated before the baseline.
   await engine.documents.get(ids[0]!)
   engine.documents.evict(ids[0]!)

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { gzipSync } from 'node:zlib'
 import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { ingestTrace } from '../../adapters/trace/ingestTrace.js'
 import { CLI } from '../mcpSupport.js'
 import { syntheticTrace } from '../trace.js'
@@ -94,7 +95,7 @@ export async function startupCurve(sizes: StartupSizes, write: boolean): Promise
     let generationMs = 0
     for (const checkpoint of sizes.checkpoints) {
       const generating = now()
-      const engine = await openEngine(home)
+      const engine = await openEmbeddedEngine(home)
       try {
         while (engine.store.headPosition < checkpoint) {
           const result = await ingestTrace(engine, tracePath)

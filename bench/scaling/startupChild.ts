@@ -1,5 +1,6 @@
 import { ClassicLevel } from 'classic-level'
 import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { now, reportToParent } from '../util.js'
 
 /**
@@ -39,7 +40,7 @@ if (mode === 'raw' && path) {
   reportToParent({ mode, openMs: done - started, loadMs: 0, sinceStartMs: done, records, bytes } satisfies StartupSample)
 } else if (mode === 'engine' && path && docId) {
   const started = now()
-  const engine = await openEngine(path)
+  const engine = await openEmbeddedEngine(path)
   const opened = now()
   const document = await engine.documents.get(docId)
   if (!document) throw new Error(`no document ${docId} in ${path}`)

@@ -4,7 +4,7 @@ import { InvalidAppendError } from './errors.js'
 import type { AppendedStream, QuarantinedRecord, RecordedEvent, StreamAppend, StreamHead } from './eventLog.js'
 import { assertExpectedVersion, NO_CONCURRENCY_CHECK } from './expectedVersion.js'
 import { GroupCommitter } from './groupCommit.js'
-import { isValidStreamName } from './keys.js'
+import { isValidStreamName } from './streamNames.js'
 import { subscribeCatchingUp, type DurableListener } from './subscription.js'
 
 /** What a storage driver gives the pipeline: how to write a batch atomically and how to read a stream's head. */

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { WorkflowRunner } from '../../adapters/browser/workflowRunner.js'
 import type { RunStatusView } from '../../core/browser/workflow/runs/commands.js'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { useTempHomes } from '../support/tempHome.js'
 import { useEngine } from './support/engineRig.js'
@@ -18,7 +19,7 @@ const asker = { connection: 'c1', principal: null, actor: { kind: 'mcp', princip
 let core: Engine
 
 beforeEach(async () => {
-  core = await openEngine(await newHome())
+  core = await openEmbeddedEngine(await newHome())
 })
 afterEach(async () => {
   await core.close()

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { replayDocument } from '../../core/audit/replay.js'
 import { verify } from '../../core/audit/verify.js'
 import { openEngine, type Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
-import { EventStore } from '../../core/log/eventStore.js'
+import { EventStore } from '../../adapters/leveldb/eventStore.js'
 import { runCli } from '../support/cli.js'
 import { filesIn, newerRegistry, quarantineKey, REFUSED_AS_TOO_NEW, withRawLog, writtenByNewer } from '../support/storedLog.js'
 import { useTempHomes } from '../support/tempHome.js'
@@ -44,7 +45,7 @@ describe('issue 24 item 9: a downgrade never damages the log (LevelDB)', () => {
 
   it('given quarantine notes an older Quire left in the data directory on records it could not read, when this Quire opens it, then verify is green, status reports no quarantined records, the log shows those records, and the notes are gone', async () => {
     const home = await newHome()
-    const engine = await openEngine(home)
+    const engine = await openEmbeddedEngine(home)
     let docId: string
     const journal: { position: number; v: number }[] = []
     try {

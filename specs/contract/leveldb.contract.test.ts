@@ -1,13 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { EventStore } from '../../core/log/eventStore.js'
-import { eventKey, positionOfEventKey } from '../../core/log/keys.js'
+import { EventStore } from '../../adapters/leveldb/eventStore.js'
+import { eventKey, positionOfEventKey } from '../../adapters/leveldb/keys.js'
 import { filesIn, quarantineKey, withRawLog } from '../support/storedLog.js'
 import { describeEventLogContract, type LogSetup, type LogSubject } from './eventLog.contract.js'
 
 /**
- * The log's record of its schema versions (core/log/keys.ts): the key `v`, and its copy beside LevelDB's files,
+ * The log's record of its schema versions (adapters/leveldb/keys.ts): the key `v`, and its copy beside LevelDB's files,
  * which a Quire reads before it opens (and so changes) the database.
  */
 const SCHEMA_RECORD_KEY = Uint8Array.of(0x76)

@@ -16,7 +16,7 @@ import { settlesWithin } from '../../core/deadline.js'
 import { defineEvent, EventRegistry } from '../../core/events/schema.js'
 import { JournalWriteError } from '../../core/log/errors.js'
 import type { RecordedEvent } from '../../core/log/eventLog.js'
-import { EventStore } from '../../core/log/eventStore.js'
+import { EventStore } from '../../adapters/leveldb/eventStore.js'
 
 const Blob = defineEvent({ type: 'blob', version: 1, schema: z.object({ id: z.string(), text: z.string() }) })
 const registry = () => new EventRegistry([Blob])

@@ -2,9 +2,10 @@ import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER } from '../../core/events/actor.js'
-import { eventKey, positionOfEventKey, EVENTS_END } from '../../core/log/keys.js'
+import { eventKey, positionOfEventKey, EVENTS_END } from '../../adapters/leveldb/keys.js'
 import { decodeChunk, encodeChunk, type StoredEvent } from '../../core/log/record.js'
 import { runCli, type CliResult } from '../support/cli.js'
 import { withRawLog } from '../support/storedLog.js'
@@ -83,7 +84,7 @@ interface Seeded {
 
 /** Two documents with writes, each with one multi-record chunk of peer edits in the middle of its history. */
 async function seed(home: string): Promise<Seeded> {
-  const engine = await openEngine(home)
+  const engine = await openEmbeddedEngine(home)
   try {
     const peerChunk = async (docId: string, edits: string[]): Promise<number> => {
       const state = (await engine.documents.get(docId))!
@@ -152,7 +153,7 @@ describe('damaged records on disk', () => {
     expect(status.code).toBe(0)
     expect(status.stdout).toContain('quarantined records: 1')
 
-    const engine = await openEngine(home)
+    const engine = await openEmbeddedEngine(home)
     try {
       expect(engine.store.quarantinedRecords()).toEqual([{ position: damaged, reason: 'checksum mismatch', bytes: damagedBytes }])
       expect(engine.store.headPosition).toBe(seeded.head)
@@ -206,7 +207,7 @@ describe('damaged records on disk', () => {
       await db.put(eventKey(seeded.chunkB), chunk)
     })
 
-    const engine = await openEngine(home)
+    const engine = await openEmbeddedEngine(home)
     try {
       expect(engine.store.headPosition).toBe(seeded.head)
       expect(await readPositions(engine)).toEqual(range(1, seeded.head).filter((position) => !lost.includes(position)))
@@ -223,7 +224,7 @@ describe('damaged records on disk', () => {
       await engine.close()
     }
 
-    const reopened = await openEngine(home)
+    const reopened = await openEmbeddedEngine(home)
     try {
       expect(reopened.store.quarantinedRecords().map((record) => record.position)).toEqual([seeded.chunkB])
       // Appending after the damage still works and continues after the head.
@@ -263,7 +264,7 @@ describe('damaged records on disk', () => {
       await rewrite(db, 10, (event) => ({ ...event, v: 99 }))
     })
 
-    const engine = await openEngine(home)
+    const engine = await openEmbeddedEngine(home)
     try {
       expect(await readPositions(engine)).toEqual(range(1, seeded.head).filter((position) => position !== 2 && position !== 10))
       const quarantined = engine.store.quarantinedRecords()
@@ -301,7 +302,7 @@ describe('damage to the last chunk of the log', () => {
       await db.put(eventKey(seeded.head), chunk)
     })
 
-    const engine = await openEngine(home)
+    const engine = await openEmbeddedEngine(home)
     try {
       expect(engine.store.headPosition).toBe(seeded.head)
       await engine.commands.documents.write({ docId: seeded.docA, content: 'delta\n', actor: USER })

@@ -1,7 +1,7 @@
-import type { EventStore } from '../../core/log/eventStore.js'
+import type { EventStore } from '../../adapters/leveldb/eventStore.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { useTempHomes } from '../support/tempHome.js'
 
 const newHome = useTempHomes()
@@ -10,7 +10,7 @@ describe('flush under sustained appends', () => {
   // Regression: flush() used to wait until the group committer's queue was empty, which never happens under
   // sustained load, so flush(), checkIntegrity() and snapshots waited until the load stopped.
   it('resolves once the appends made before it are durable, even while other appends keep arriving', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     let stop = false
     const loops = Array.from({ length: 8 }, async (_, index) => {
       while (!stop) {

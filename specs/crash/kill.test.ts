@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { createHash, randomInt } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { positionOfRevision } from '../../core/documents/revision.js'
 import type { RecordedEvent } from '../../core/log/eventLog.js'
 import { onStdoutLines, runCli, supportScript } from '../support/cli.js'
@@ -141,7 +141,7 @@ describe('crash safety under SIGKILL', () => {
       expect(docAcks.filter((ack) => ack.kind === 'doc').length).toBeGreaterThan(CYCLES)
       expect(docAcks.filter((ack) => ack.kind === 'doc' && !ack.live)).toEqual([])
 
-      const engine = await openEngine(home)
+      const engine = await openEmbeddedEngine(home)
       let docIds: string[]
       const contents = new Map<string, string>()
       try {

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { commentGenOf } from '../../core/comments/events.js'
 import { MAX_BODY_CHARS, PAGE_BUDGET } from '../../core/comments/limits.js'
@@ -85,7 +85,7 @@ describe('comments.reply retries', () => {
   it('a retried call (same thread, expectedCommentGen and body) returns the first answer and never adds a reply', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.record({ body: fc.constantFrom('a', 'b', 'c'), retries: fc.nat({ max: 3 }) }), { minLength: 1, maxLength: 6 }), async (calls) => {
-        const engine = await openEngine(await newHome())
+        const engine = await openEmbeddedEngine(await newHome())
         try {
           const { docId } = await engine.commands.documents.create({ kind: 'markdown', content: 'text\n', path: null, title: 'T', origin: 'untitled', actor: USER })
           const comments = engine.commands.comments

@@ -1,7 +1,7 @@
-import type { EventStore } from '../../core/log/eventStore.js'
+import type { EventStore } from '../../adapters/leveldb/eventStore.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { isQuireError } from '../../core/errors.js'
 import { isExpectedVersionConflict } from '../../core/log/errors.js'
 import { createDoc } from '../support/engines.js'
@@ -26,14 +26,14 @@ describe('(d) concurrent appenders with expected versions never both win', () =>
         fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 24, maxLength: 24 }),
         async (appenders, existing, restart, sizes) => {
           const home = await newHome()
-          let engine = await openEngine(home)
+          let engine = await openEmbeddedEngine(home)
           try {
             const stream = 'race:s'
             for (let i = 0; i < existing; i++) await (engine.store as EventStore).appendToStream(stream, [event(-1)])
             if (restart) {
               // A cold head: every racer has to load it from disk first.
               await engine.close()
-              engine = await openEngine(home)
+              engine = await openEmbeddedEngine(home)
             }
             const store = engine.store as EventStore
             const results = await Promise.allSettled(
@@ -69,7 +69,7 @@ describe('(d) concurrent appenders with expected versions never both win', () =>
     await fc.assert(
       fc.asyncProperty(fc.array(fc.string({ maxLength: 12 }), { minLength: 2, maxLength: 8 }), async (texts) => {
         fc.pre(new Set(texts).size === texts.length && !texts.includes('base'))
-        const engine = await openEngine(await newHome())
+        const engine = await openEmbeddedEngine(await newHome())
         try {
           const docId = await createDoc(engine, 'base')
           const { revision } = (await engine.documents.get(docId))!

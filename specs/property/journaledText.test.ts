@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { documentStream, JournalRecorded } from '../../core/documents/events.js'
 import { journaledTextOf, textOfJournal, WHOLE_TEXT_BELOW, type JournaledText } from '../../core/documents/journaledText.js'
@@ -81,7 +82,7 @@ describe('JRNL.13 JRNL.16 the journal\'s text, whole or as a change', () => {
   it('every journal entry rebuilds from the log to exactly the text its write asked for', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
-        const engine = await openEngine(await newHome())
+        const engine = await openEmbeddedEngine(await newHome())
         try {
           const { docId } = await engine.commands.documents.create({ kind: 'markdown', content: largeText(30), path: null, title: 'x', origin: 'untitled', actor: USER })
           const state = (await engine.documents.get(docId))!
@@ -130,7 +131,7 @@ describe('JRNL.13 JRNL.16 the journal\'s text, whole or as a change', () => {
   })
 
   it('a one-word edit of a large document journals the change, not the text', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     try {
       const initial = largeText(2_000)
       const { docId, revision } = await engine.commands.documents.create({ kind: 'markdown', content: initial, path: null, title: 'x', origin: 'untitled', actor: USER })

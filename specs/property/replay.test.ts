@@ -1,8 +1,9 @@
-import type { EventStore } from '../../core/log/eventStore.js'
+import type { EventStore } from '../../adapters/leveldb/eventStore.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import type { Actor } from '../../core/events/actor.js'
 import { positionOfRevision } from '../../core/documents/revision.js'
 import { DOCUMENTS_PROJECTION } from '../../core/documents/documentRepository.js'
@@ -72,7 +73,7 @@ interface Observation {
 
 async function run(steps: Step[], snapshotEvery: number): Promise<void> {
   const home = await newHome()
-  let engine: Engine = await openEngine(home, { documents: { snapshotEvery } })
+  let engine: Engine = await openEmbeddedEngine(home, { documents: { snapshotEvery } })
   try {
     const docIds: string[] = []
     for (let i = 0; i < DOCS; i++) docIds.push(await createDoc(engine, i === 0 ? 'seed 😀\n' : ''))
@@ -167,7 +168,7 @@ async function run(steps: Step[], snapshotEvery: number): Promise<void> {
         case 'reopen': {
           const held = await Promise.all(docIds.map((_, d) => observe(d)))
           await engine.close()
-          engine = await openEngine(home, { documents: { snapshotEvery } })
+          engine = await openEmbeddedEngine(home, { documents: { snapshotEvery } })
           if (current.dropSnapshots) await engine.store.clearSnapshots(DOCUMENTS_PROJECTION)
           // (b) whether restored from a snapshot or rebuilt without one, nothing changed.
           expect(await Promise.all(docIds.map((_, d) => observe(d)))).toEqual(held)

@@ -9,7 +9,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { compareDocuments, verify } from '../../core/audit/verify.js'
 import type { AiChange } from '../../core/documents/aiChanges.js'
@@ -61,7 +62,7 @@ describe('undo, redo and keep of AI changes (property)', () => {
   it('an undo removes exactly the change\'s characters and puts back exactly what it deleted; nothing else moves; the log rebuilds it all', async () => {
     await fc.assert(
       fc.asyncProperty(steps, async (sequence) => {
-        const engine = await openEngine(await newHome())
+        const engine = await openEmbeddedEngine(await newHome())
         try {
           const { docId } = await engine.commands.documents.create({ kind: 'markdown', content: 'the quick brown fox\n\njumps over the lazy dog\n', path: null, title: 't', origin: 'untitled', actor: USER })
           await engine.commands.documents.attachMirror(docId)

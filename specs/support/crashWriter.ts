@@ -1,4 +1,4 @@
-import type { EventStore } from '../../core/log/eventStore.js'
+import type { EventStore } from '../../adapters/leveldb/eventStore.js'
 /**
  * Child process for specs/crash/kill.test.ts: opens the data directory given as argv[2] and appends as fast as it
  * can until it is killed. Config (JSON, argv[3]): `{ rawLoops, docLoops, docs }`, where `docs[k]` is the id of the
@@ -14,7 +14,7 @@ import type { EventStore } from '../../core/log/eventStore.js'
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto'
 import * as Y from 'yjs'
-import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import type { Actor } from '../../core/events/actor.js'
 
 interface Config {
@@ -61,7 +61,7 @@ function randomPayload(): Uint8Array {
 }
 
 try {
-  const engine = await openEngine(home)
+  const engine = await openEmbeddedEngine(home)
 
   const heads: Record<string, number> = {}
   for (let i = 0; i < config.rawLoops; i++) heads[rawStream(i)] = (await engine.store.streamHead(rawStream(i))).version

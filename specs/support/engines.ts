@@ -1,9 +1,10 @@
-import { openEngine, type Engine, type EngineOptions } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine, type EmbeddedEngineOptions } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER } from '../../core/events/actor.js'
 
 /** Opens an engine in `home`, runs `body`, and always closes it. */
-export async function withEngine<T>(home: string, body: (engine: Engine) => Promise<T>, options?: EngineOptions): Promise<T> {
-  const engine = await openEngine(home, options)
+export async function withEngine<T>(home: string, body: (engine: Engine) => Promise<T>, options?: EmbeddedEngineOptions): Promise<T> {
+  const engine = await openEmbeddedEngine(home, options)
   try {
     return await body(engine)
   } finally {

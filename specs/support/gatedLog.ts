@@ -1,6 +1,6 @@
 import type { EventRegistry } from '../../core/events/schema.js'
 import type { EventLog } from '../../core/log/eventLog.js'
-import { EventStore } from '../../core/log/eventStore.js'
+import { EventStore } from '../../adapters/leveldb/eventStore.js'
 import { JournalWriteError } from '../../core/log/errors.js'
 
 /**

@@ -25,7 +25,7 @@ export async function withRawLog<T>(home: string, body: (db: ClassicLevel<Uint8A
   }
 }
 
-/** A quarantine note's key, from the layout in core/log/keys.ts: `q` and the position, 8 bytes big-endian. */
+/** A quarantine note's key, from the layout in adapters/leveldb/keys.ts: `q` and the position, 8 bytes big-endian. */
 export function quarantineKey(position: number): Uint8Array {
   const key = new Uint8Array(9)
   key[0] = 0x71

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import { compareDocuments } from '../../core/audit/verify.js'
@@ -20,7 +21,7 @@ const CODEX: Actor = { kind: 'mcp', principal: 'codex', connection: 'c-2' }
 const WRITER = { tabId: 't-1', windowLabel: 'main' }
 
 async function withEngine(test: (engine: Engine) => Promise<void>): Promise<void> {
-  const engine = await openEngine(await newHome())
+  const engine = await openEmbeddedEngine(await newHome())
   try {
     await test(engine)
   } finally {

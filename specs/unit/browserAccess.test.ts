@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { USER, type Actor } from '../../core/events/actor.js'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { displacement, pressedKey, subjectOf, typedText, type BrowserAccessRequest } from '../../core/browser/requests.js'
 import { summarize } from '../../projections/audit/auditEvent.js'
 import { useTempHomes } from '../support/tempHome.js'
@@ -19,7 +20,7 @@ const click = (name = 'Buy', origin = ORIGIN): BrowserAccessRequest => ({ kind: 
 const NO_WAIT = { waitMs: 0 }
 
 async function withEngine(run: (engine: Engine) => Promise<void>): Promise<void> {
-  const engine = await openEngine(await newHome())
+  const engine = await openEmbeddedEngine(await newHome())
   try {
     await run(engine)
   } finally {

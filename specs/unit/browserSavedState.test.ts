@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { USER, type Actor } from '../../core/events/actor.js'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { subjectOf, type BrowserAccessRequest } from '../../core/browser/requests.js'
 import { checkSavedName, savedNameProblem } from '../../core/browser/savedNames.js'
 import { checkProfilePosture, checkScriptInProfile, checkSessionLoad, sessionOriginOf } from '../../core/browser/savedState.js'
@@ -24,7 +25,7 @@ const load = (handle: string): BrowserAccessRequest => ({ kind: 'session', opera
 const openProfile = (profile: string): BrowserAccessRequest => ({ kind: 'profile', origin: ORIGIN, profile })
 
 async function withEngine(run: (engine: Engine) => Promise<void>): Promise<void> {
-  const engine = await openEngine(await newHome())
+  const engine = await openEmbeddedEngine(await newHome())
   try {
     await run(engine)
   } finally {

@@ -1,10 +1,11 @@
-import type { EventStore } from '../../core/log/eventStore.js'
+import type { EventStore } from '../../adapters/leveldb/eventStore.js'
 /**
  * Review threads in the core (core/comments, projections/comments): anchors that follow edits, the fold surviving a
  * restart (withdrawn changes included), the person's commands, and the page cutter's edge cases.
  */
 import { describe, expect, it } from 'vitest'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import { MAX_BODY_CHARS, MAX_REPLIES, PAGE_BUDGET } from '../../core/comments/limits.js'
@@ -14,7 +15,7 @@ const AI: Actor = { kind: 'mcp', principal: 'claude', connection: 'c-1' }
 const newHome = useTempHomes()
 
 async function withEngine<T>(home: string, work: (engine: Engine) => Promise<T>): Promise<T> {
-  const engine = await openEngine(home)
+  const engine = await openEmbeddedEngine(home)
   try {
     return await work(engine)
   } finally {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as Y from 'yjs'
-import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER } from '../../core/events/actor.js'
 import { DocumentState } from '../../core/documents/documentState.js'
 import { textHunks } from '../../core/documents/textDiff.js'
@@ -63,7 +63,7 @@ describe('document caches', () => {
   })
 
   it('a tab\'s writes neither rebuild the text from its items nor create the WYSIWYG mirror', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     try {
       const initial = Array.from({ length: 50 }, (_, i) => `line ${i}\n`).join('')
       const { docId, revision } = await engine.commands.documents.create({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { openEngine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import { useTempHomes } from '../support/tempHome.js'
@@ -10,7 +10,7 @@ const newHome = useTempHomes()
 describe('documents', () => {
   it('creates, writes, and reopens with identical content and revision', async () => {
     const home = await newHome()
-    const engine = await openEngine(home)
+    const engine = await openEmbeddedEngine(home)
     const { docId, revision } = await engine.commands.documents.create({
       kind: 'markdown', content: 'hello\r\nworld', path: null, title: 'x', origin: 'untitled', actor: USER,
     })
@@ -26,7 +26,7 @@ describe('documents', () => {
       (error) => isQuireError(error, 'STALE') && error.details.current_revision === written.revision,
     )
     await engine.close()
-    const reopened = await openEngine(home)
+    const reopened = await openEmbeddedEngine(home)
     const again = (await reopened.documents.get(docId))!
     expect(again.content).toBe('hello there\nworld')
     expect(again.revision).toBe(written.revision)
@@ -37,7 +37,7 @@ describe('documents', () => {
   })
 
   it('records peer updates and ignores duplicates', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     const { docId } = await engine.commands.documents.create({
       kind: 'markdown', content: '', path: null, title: 'p', origin: 'untitled', actor: USER,
     })
@@ -59,7 +59,7 @@ describe('documents', () => {
 
 describe('dirty, lazy loading and write turns', () => {
   it('is dirty exactly when the content differs from what was last opened or saved', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     const { docId } = await engine.commands.documents.create({
       kind: 'markdown', content: 'on disk', path: '/tmp/x.md', title: 'x', origin: 'file', actor: USER, matchesFile: true,
     })
@@ -83,11 +83,11 @@ describe('dirty, lazy loading and write turns', () => {
 
   it('loads documents one at a time, on first use', async () => {
     const home = await newHome()
-    const first = await openEngine(home)
+    const first = await openEmbeddedEngine(home)
     const big = await first.commands.documents.create({ kind: 'markdown', content: 'x'.repeat(100_000), path: null, title: 'big', origin: 'untitled', actor: USER })
     const small = await first.commands.documents.create({ kind: 'markdown', content: 'small', path: null, title: 'small', origin: 'untitled', actor: USER })
     await first.close()
-    const engine = await openEngine(home)
+    const engine = await openEmbeddedEngine(home)
     expect(engine.documents.peek(big.docId)).toBeUndefined()
     expect((await engine.documents.get(small.docId))!.content).toBe('small')
     expect(engine.documents.peek(big.docId)).toBeUndefined()
@@ -96,7 +96,7 @@ describe('dirty, lazy loading and write turns', () => {
   })
 
   it('refuses bad input before anything is recorded', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     const { docId } = await engine.commands.documents.create({ kind: 'markdown', content: 'ok', path: null, title: 't', origin: 'untitled', actor: USER })
     const head = engine.store.headPosition
     await expect(engine.commands.documents.write({ docId, content: 'bad \uD800 surrogate', actor: USER })).rejects.toSatisfy((error) => isQuireError(error, 'INVALID_TEXT'))

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineEvent, EventRegistry } from '../../core/events/schema.js'
 import { DataDirLockedError, ExpectedVersionConflictError, InvalidAppendError } from '../../core/log/errors.js'
 import type { RecordedEvent } from '../../core/log/eventLog.js'
-import { EventStore } from '../../core/log/eventStore.js'
+import { EventStore } from '../../adapters/leveldb/eventStore.js'
 import { NO_CONCURRENCY_CHECK, STREAM_DOES_NOT_EXIST, STREAM_EXISTS } from '../../core/log/expectedVersion.js'
 import { useTempHomes } from '../support/tempHome.js'
 

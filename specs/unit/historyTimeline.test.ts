@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import type * as Y from 'yjs'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { restoreRevision } from '../../core/review/restore.js'
 import { documentTimeline, type AiWriteEntry, type EditSessionEntry, type RestoreEntry, type ReviewActionEntry, type TimelineEntry } from '../../projections/history/history.js'
@@ -21,7 +22,7 @@ const MINUTE = 60_000
 /** An engine whose clock the test moves. */
 async function withClock(test: (engine: Engine, clock: { now: number }) => Promise<void>): Promise<void> {
   const clock = { now: Date.UTC(2025, 0, 6, 10, 0, 0) }
-  const engine = await openEngine(await newHome(), { now: () => clock.now })
+  const engine = await openEmbeddedEngine(await newHome(), { now: () => clock.now })
   try {
     await test(engine, clock)
   } finally {

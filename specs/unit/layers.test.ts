@@ -75,6 +75,7 @@ describe('scripts/checkLayers.mjs', () => {
     })
     expect(result.code).toBe(1)
     expect(result.lines).toEqual([
+      "core/log/eventStore.ts:1 imports 'classic-level' (classic-level): core/ imports no storage package: drivers live in adapters/",
       "core/log/eventStore.ts:2 imports 'pg' (pg): core/ imports no storage package: drivers live in adapters/",
       "core/log/store.ts:2 imports 'pg' (pg): core/ imports no storage package: drivers live in adapters/",
       "core/log/store.ts:3 imports 'classic-level' (classic-level): core/ imports no storage package: drivers live in adapters/",

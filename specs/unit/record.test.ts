@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Actor } from '../../core/events/actor.js'
-import * as keys from '../../core/log/keys.js'
+import * as keys from '../../adapters/leveldb/keys.js'
+import { isValidStreamName } from '../../core/log/streamNames.js'
 import { decodeChunk, encodeChunk, RecordDecodeError, type StoredEvent } from '../../core/log/record.js'
 import { fuzzParameters } from '../support/fuzz.js'
 
@@ -93,7 +94,7 @@ describe('keys', () => {
   it('keep each stream index contiguous and ordered by version', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.maxSafeNat(), fc.maxSafeNat(), (s1, s2, v1, v2) => {
-        fc.pre(keys.isValidStreamName(s1) && keys.isValidStreamName(s2))
+        fc.pre(isValidStreamName(s1) && isValidStreamName(s2))
         const a = keys.streamIndexKey(s1, v1)
         const b = keys.streamIndexKey(s1, v2)
         expect(Math.sign(compare(a, b))).toBe(Math.sign(v1 - v2))

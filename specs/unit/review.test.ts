@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { documentTimeline, type AiWriteEntry } from '../../projections/history/history.js'
-import { openEngine, type Engine } from '../../core/engine.js'
+import type { Engine } from '../../core/engine.js'
+import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER, type Actor } from '../../core/events/actor.js'
 import { isQuireError } from '../../core/errors.js'
 import type { RecordedEvent } from '../../core/log/eventLog.js'
@@ -35,7 +36,7 @@ const review = (engine: Engine) => new ReviewCommands(engine.store, engine.docum
 
 describe('the review backlog, folded with the document', () => {
   it('counts applied AI changes not yet kept or undone, and nothing else: not a restore, not a peer\'s keystroke', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     try {
       const commands = review(engine)
       const docId = await documentWith(engine, 'one\n')
@@ -66,7 +67,7 @@ describe('the review backlog, folded with the document', () => {
 
 describe('ReviewCommands', () => {
   it('refuses at the limit with REVIEW_BACKLOG_FULL {unreviewed, limit}, and a review mark clears it', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     try {
       await new SettingsCommands(engine.store, engine.views.settings).set('reviewBacklogLimit', 3, USER)
       const commands = review(engine)
@@ -98,7 +99,7 @@ describe('ReviewCommands', () => {
 
   it('keeps the backlog in the document\'s snapshot: after a restart the count is the stream\'s, read from the snapshot on', async () => {
     const home = await newHome()
-    let engine = await openEngine(home)
+    let engine = await openEmbeddedEngine(home)
     const docId = await documentWith(engine, 'a\n')
     const commands = review(engine)
     for (let i = 1; i <= 4; i++) await engine.commands.documents.write({ docId, content: `a\n${i}\n`, actor: i % 2 === 0 ? CLAUDE : CODEX })
@@ -108,7 +109,7 @@ describe('ReviewCommands', () => {
     await engine.commands.documents.write({ docId, content: 'a\n6\n', actor: USER })
     expect(await commands.unreviewed(docId)).toBe(1)
     await engine.close()
-    engine = await openEngine(home)
+    engine = await openEmbeddedEngine(home)
     try {
       const reads: number[] = []
       const readStream = engine.store.readStream.bind(engine.store)
@@ -133,7 +134,7 @@ describe('ReviewCommands', () => {
   })
 
   it('answers from the document\'s own fold: writes, marks and their questions read nothing from the log', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     try {
       const commands = review(engine)
       const docId = await documentWith(engine, 'a\n')
@@ -163,7 +164,7 @@ describe('ReviewCommands', () => {
   })
 
   it('refuses a mark that is not a revision or lies beyond the document, and records nothing for a mark that reviews nothing new', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     try {
       const commands = review(engine)
       const docId = await documentWith(engine, 'a\n')
@@ -183,7 +184,7 @@ describe('ReviewCommands', () => {
 
 describe('documentTimeline (history assembly)', () => {
   it('lists saves, applied AI writes with agent, operation, revision and addresses, restores and review marks, newest first', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     try {
       const docId = await documentWith(engine, 'one\n')
       const created = (await engine.documents.get(docId))!.revision
@@ -216,7 +217,7 @@ describe('documentTimeline (history assembly)', () => {
   })
 
   it('leaves out a journal entry that was never applied', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     try {
       const docId = await documentWith(engine, 'x\n')
       const { revision } = await engine.commands.documents.write({ docId, content: 'y\n', actor: CLAUDE })
@@ -249,7 +250,7 @@ describe('revision diff', () => {
   })
 
   it('diffs two revisions of a document rebuilt from the log', async () => {
-    const engine = await openEngine(await newHome())
+    const engine = await openEmbeddedEngine(await newHome())
     try {
       const docId = await documentWith(engine, 'title\nold line\nend\n')
       const from = (await engine.documents.get(docId))!.revision

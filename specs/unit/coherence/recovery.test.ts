@@ -15,7 +15,7 @@ import { WorkspaceLedger } from '../../../core/coherence/workspaceLedger.js'
 import { USER } from '../../../core/events/actor.js'
 import { createEventRegistry } from '../../../core/eventRegistry.js'
 import type { EventLog } from '../../../core/log/eventLog.js'
-import { EventStore } from '../../../core/log/eventStore.js'
+import { EventStore } from '../../../adapters/leveldb/eventStore.js'
 import { OUR_WRITER, transformation } from './support.js'
 
 let base: string

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Actor } from '../../../core/events/actor.js'
 import { SYSTEM } from '../../../core/events/actor.js'
-import { openEngine } from '../../../core/engine.js'
+import { openEmbeddedEngine } from '../../../adapters/leveldb/embeddedEngine.js'
 import { decideRecording, type RecordCommand } from '../../../core/browser/workflow/recordDecider.js'
 import { WORKFLOW_RECORDINGS_STREAM } from '../../../core/browser/workflow/recordEvents.js'
 import { evolveRecordings, initialRecordings, recordingOn, type RecordingsState } from '../../../core/browser/workflow/recordState.js'
@@ -53,11 +53,11 @@ const newHome = useTempHomes()
 describe('a restart on a real log', () => {
   it('the recording the log shows under way is ended as the stream loads, and the tab is free again', async () => {
     const home = await newHome()
-    const first = await openEngine(home)
+    const first = await openEmbeddedEngine(home)
     await first.commands.workflowRecordings.apply({ ...start('rec-1'), type: 'start' }, agent)
     expect(recordingOn(first.commands.workflowRecordings.state, 'tab-1')?.recordingId).toBe('rec-1')
     await first.close()
-    const second = await openEngine(home)
+    const second = await openEmbeddedEngine(home)
     try {
       expect(second.commands.workflowRecordings.state.get('rec-1')).toMatchObject({ active: false, reason: 'daemon-restarted', eventCount: 0 })
       expect(recordingOn(second.commands.workflowRecordings.state, 'tab-1')).toBeUndefined()

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Actor } from '../../../core/events/actor.js'
 import { SYSTEM } from '../../../core/events/actor.js'
-import { openEngine } from '../../../core/engine.js'
+import { openEmbeddedEngine } from '../../../adapters/leveldb/embeddedEngine.js'
 import { decideRun, type RunCommand } from '../../../core/browser/workflow/runs/decider.js'
 import { WORKFLOW_RUNS_STREAM } from '../../../core/browser/workflow/runs/events.js'
 import { evolveRuns, initialRuns, type RunsState } from '../../../core/browser/workflow/runs/state.js'
@@ -157,11 +157,11 @@ const newHome = useTempHomes()
 describe('a restart on a real log', () => {
   it('a run the log shows running when the engine opens is ended failed as the stream loads, and the status says why', async () => {
     const home = await newHome()
-    const first = await openEngine(home)
+    const first = await openEmbeddedEngine(home)
     await first.commands.workflowRuns.apply({ ...start('r1'), type: 'start' }, agent)
     await first.commands.workflowRuns.apply({ type: 'step-started', runId: 'r1', index: 1 }, agent)
     await first.close()
-    const second = await openEngine(home)
+    const second = await openEmbeddedEngine(home)
     try {
       expect(second.commands.workflowRuns.status('r1', 'claude')).toMatchObject({ status: 'failed', reasonCode: 'daemon-restarted' })
       expect(second.commands.workflowRuns.status('r1', 'claude').stepResults[0]).toMatchObject({ status: 'failed', reasonCode: 'daemon-restarted' })
@@ -169,7 +169,7 @@ describe('a restart on a real log', () => {
       await second.close()
     }
     // Opened once more, nothing further is decided: the run stays as it ended.
-    const third = await openEngine(home)
+    const third = await openEmbeddedEngine(home)
     try {
       expect(third.views.workflowRuns.streamVersion).toBe(3)
     } finally {

@@ -124,8 +124,3 @@ export function snapshotRange(projection: string): { gte: Uint8Array; lt: Uint8A
   end[end.length - 1] = 1
   return { gte: start, lt: end }
 }
-
-/** Stream names become key bytes, separated from the version by a NUL byte. */
-export function isValidStreamName(stream: string): boolean {
-  return stream.length > 0 && stream.length <= 512 && !stream.includes('\u0000') && stream.isWellFormed()
-}

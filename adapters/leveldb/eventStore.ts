@@ -3,9 +3,9 @@ import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
-import type { EventRegistry } from '../events/schema.js'
-import { settlesWithin } from '../deadline.js'
-import { DataDirLockedError, StoreClosedError } from './errors.js'
+import type { EventRegistry } from '../../core/events/schema.js'
+import { settlesWithin } from '../../core/deadline.js'
+import { DataDirLockedError, StoreClosedError } from '../../core/log/errors.js'
 import {
   addEventVersion,
   assertReadableBy,
@@ -15,7 +15,7 @@ import {
   notCovered,
   withEventVersion,
   type EventVersions,
-} from './eventVersions.js'
+} from '../../core/log/eventVersions.js'
 import { readEventVersionsFile, writeEventVersionsFile } from './eventVersionsFile.js'
 import type {
   AppendedBatch,
@@ -30,11 +30,11 @@ import type {
   StreamAppend,
   StreamHead,
   StreamRange,
-} from './eventLog.js'
-import { AppendPipeline, type AssignedStream } from './appendPipeline.js'
-import type { BatchOperation } from './groupCommit.js'
+} from '../../core/log/eventLog.js'
+import { AppendPipeline, type AssignedStream } from '../../core/log/appendPipeline.js'
+import type { BatchOperation } from '../../core/log/groupCommit.js'
 import * as keys from './keys.js'
-import { decodeChunk, encodeChunk, RecordDecodeError, varUintSize, writeVarUintAt, type ChunkEntry, type StoredEvent } from './record.js'
+import { decodeChunk, encodeChunk, RecordDecodeError, varUintSize, writeVarUintAt, type ChunkEntry, type StoredEvent } from '../../core/log/record.js'
 import { probeSpace } from './spaceProbe.js'
 
 
