@@ -80,9 +80,12 @@ commands:
   blame PATH_OR_ID [--at REV] [--json]
                           each line with who last changed it (an agent's name, person, disk, system) and
                           when; --json: the lines and the spans (character ranges) of each change
-  verify                  rebuild every projection from the log and compare it with the live state, and
-                          each read model with a fresh rebuild; exit 0 when identical, 1 with a summary of
-                          what differs or is damaged
+  verify [--checkpoint] [--against POSITION:HASH]
+                          rebuild every projection from the log and compare it with the live state, each
+                          read model with a fresh rebuild, and recompute the log's hash chain (naming the
+                          first record changed, removed, inserted or reordered); exit 0 when all hold, 1 with
+                          a summary of what differs or is damaged. --checkpoint: print the chain's head to
+                          keep elsewhere; --against: prove the log still extends a checkpoint kept before
   rebuild [NAME]...       drop the read models (audit, history; all when none named) and fold them again
                           from the log
   migrate --to postgres://… [--from DIR] [--schema NAME]

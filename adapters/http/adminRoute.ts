@@ -7,6 +7,7 @@ import { openWorkspaceAsPerson } from '../../core/workspace/commands.js'
 import { auditLog, blameAnswer, historyAnswer } from '../host/auditAnswers.js'
 import { replayDocument } from '../../core/audit/replay.js'
 import { verify } from '../../core/audit/verify.js'
+import { parseChainPoint } from '../../core/log/hashChain.js'
 import { resolveDocument } from '../../core/audit/resolve.js'
 import { settingEntries } from '../../core/settings/events.js'
 import { adminCommentRoutes } from './adminComments.js'
@@ -103,7 +104,12 @@ export function adminRoutes(services: Services, options: AdminOptions = {}): Hon
   app.route('/comments', adminCommentRoutes(services)) // the person's side of review threads
   app.route('/coherence', adminCoherenceRoutes(services)) // `quire coherence`: status, edges, grants, grant, revoke
   app.route('/browser', adminBrowserRoutes(services)) // `quire browser`: assistants' named profiles, shared by the person
-  app.get('/verify', async (c) => c.json({ ...(await verify(services.engine)), models: await services.readModels.verify() }))
+  app.get('/verify', async (c) => {
+    const given = c.req.query('against')
+    const against = given === undefined ? undefined : parseChainPoint(given)
+    if (given !== undefined && !against) return c.json({ error: 'INVALID_ARGUMENT', message: 'against: expected POSITION:HASH as verify --checkpoint prints it' }, 400)
+    return c.json({ ...(await verify(services.engine, against ? { against } : {})), models: await services.readModels.verify() })
+  })
   app.get('/status', (c) =>
     c.json({
       home: services.engine.home,

@@ -35,6 +35,7 @@ import { AppendPipeline, type AssignedStream } from '../../core/log/appendPipeli
 import type { BatchOperation } from '../../core/log/groupCommit.js'
 import * as keys from './keys.js'
 import { decodeChunk, encodeChunk, RecordDecodeError, varUintSize, writeVarUintAt, type ChunkEntry, type StoredEvent } from '../../core/log/record.js'
+import { chunkLinks, checkChain, GENESIS, lastLink, LINK_BYTES, type ChainedLate, type ChainPoint, type StoredChunk } from '../../core/log/hashChain.js'
 import { probeSpace } from './spaceProbe.js'
 
 
@@ -112,6 +113,7 @@ export class EventStore implements EventLog {
     readonly location: string,
     lastPosition: number,
     versions: EventVersions,
+    chainHead: Uint8Array,
     private readonly options: EventStoreOptions,
   ) {
     this.recordedVersions = versions
@@ -147,6 +149,7 @@ export class EventStore implements EventLog {
       },
       {
         registry: options.registry,
+        chainHead,
         ...(options.now ? { now: options.now } : {}),
         ...(options.maxBatchOperations !== undefined ? { maxOperations: options.maxBatchOperations } : {}),
         ...(options.writeRetryWindowMs !== undefined ? { retryWindowMs: options.writeRetryWindowMs } : {}),
@@ -183,8 +186,10 @@ export class EventStore implements EventLog {
     }
     let lastPosition: number
     let versions: EventVersions
+    let chainHead: Uint8Array
     try {
       lastPosition = await findLastPosition(db)
+      chainHead = await extendChain(db, lastPosition, options.now ?? Date.now)
       const recorded = await readEventVersions(db, lastPosition)
       versions = recorded.versions
       assertReadableBy(versions, options.registry, where)
@@ -196,7 +201,7 @@ export class EventStore implements EventLog {
       throw error
     }
     await writeFile(join(directory, 'owner.pid'), `${process.pid}\n`)
-    const store = new EventStore(db, directory, lastPosition, versions, options)
+    const store = new EventStore(db, directory, lastPosition, versions, chainHead, options)
     await store.loadQuarantineNotes()
     return store
   }
@@ -312,8 +317,10 @@ export class EventStore implements EventLog {
     for (const { stream, events, head } of assigned) {
       for (const event of events) versions = withEventVersion(versions, event.type, event.v) ?? versions
       const first = events[0]!
+      const chunk = encodeChunk(events)
       operations.push(
-        { type: 'put', key: keys.eventKey(first.position), value: encodeChunk(events) },
+        { type: 'put', key: keys.eventKey(first.position), value: chunk },
+        { type: 'put', key: keys.chainKey(first.position), value: this.pipeline.link(first.position, chunk) },
         { type: 'put', key: keys.streamIndexKey(stream, first.streamVersion), value: varUints(first.position, events.length) },
       )
       if (head.version === 0) operations.push({ type: 'put', key: keys.streamMarkerKey(stream), value: EMPTY })
@@ -596,9 +603,10 @@ export class EventStore implements EventLog {
     yield* this.pipeline.unlisted(prefix, onDisk)
   }
 
-  async checkIntegrity(): Promise<IntegrityReport> {
+  async checkIntegrity(options: { readonly against?: ChainPoint } = {}): Promise<IntegrityReport> {
     this.assertReadable()
     await this.flush()
+    const chain = await checkChain(this.storedChunks(), this.durablePosition, await this.chainedLate(), options.against)
     const problems: string[] = []
     const lastOfStream = new Map<string, { version: number; position: number }>()
     /** The newest version of each type the records hold, with a position holding it. */
@@ -669,7 +677,20 @@ export class EventStore implements EventLog {
       const uncovered = notCovered(recorded, type, v, position)
       if (uncovered) problems.push(uncovered)
     }
-    return { events, streams, head: this.durablePosition, problems, quarantined: this.quarantinedRecords() }
+    return { events, streams, head: this.durablePosition, problems, quarantined: this.quarantinedRecords(), chain }
+  }
+
+  /** Every chunk of the log in key order, with the chain's links stored beside it. */
+  private async *storedChunks(): AsyncGenerator<StoredChunk> {
+    for await (const page of this.pages({ gte: keys.eventKey(0), lt: keys.EVENTS_END })) {
+      const links = await this.getMany(page.map(([key]) => keys.chainKey(keys.positionOfEventKey(key))))
+      for (const [index, [key, chunk]] of page.entries()) yield { firstPosition: keys.positionOfEventKey(key), chunk, links: links[index] }
+    }
+  }
+
+  private async chainedLate(): Promise<ChainedLate[]> {
+    const value = await this.get(keys.CHAINED_LATE_KEY)
+    return value ? (JSON.parse(Buffer.from(value).toString('utf8')) as ChainedLate[]) : []
   }
 
   async flush(): Promise<void> {
@@ -736,7 +757,7 @@ function rangeAfter(range: KeyRange, key: Uint8Array): KeyRange {
 async function leftoversAfter(db: Database, durable: number): Promise<{ type: 'del'; key: Uint8Array }[]> {
   const deletions: { type: 'del'; key: Uint8Array }[] = []
   for await (const [key, chunk] of db.iterator({ gt: keys.eventKey(durable), lt: keys.EVENTS_END })) {
-    deletions.push({ type: 'del', key })
+    deletions.push({ type: 'del', key }, { type: 'del', key: keys.chainKey(keys.positionOfEventKey(key)) })
     let entries
     try {
       entries = decodeChunk(chunk)
@@ -750,6 +771,49 @@ async function leftoversAfter(db: Database, durable: number): Promise<{ type: 'd
     if (streamVersion === 1) deletions.push({ type: 'del', key: keys.streamMarkerKey(stream) })
   }
   return deletions
+}
+
+/** How many chunks the chain is extended over per write when a log is found unchained. */
+const CHAIN_BATCH = 1_000
+
+/**
+ * The chain's link of the log's last record, after extending the chain over the records found without one: all of
+ * a log kept before the chain existed, or what an older Quire appended. Each such range is noted (CHAINED_LATE_KEY)
+ * so that verify can say the chain proves those records unchanged since then, not before. Stops at a chunk whose
+ * framing is damaged (its records cannot be told apart): verify reports the break there.
+ */
+async function extendChain(db: Database, lastPosition: number, now: () => number): Promise<Uint8Array> {
+  let head = GENESIS
+  let from = 1
+  for await (const [key, links] of db.iterator({ gte: keys.chainKey(0), lt: keys.CHAIN_END, reverse: true, limit: 1 })) {
+    head = lastLink(links).slice()
+    from = keys.positionOfChainKey(key) + links.length / LINK_BYTES
+  }
+  if (from > lastPosition) return head
+  let batch: { type: 'put'; key: Uint8Array; value: Uint8Array }[] = []
+  let to = from - 1
+  for await (const [key, chunk] of db.iterator({ gte: keys.eventKey(from), lt: keys.EVENTS_END })) {
+    const first = keys.positionOfEventKey(key)
+    let links: Uint8Array
+    try {
+      links = chunkLinks(head, first, chunk)
+    } catch (error) {
+      if (error instanceof RecordDecodeError) break
+      throw error
+    }
+    batch.push({ type: 'put', key: keys.chainKey(first), value: links })
+    head = lastLink(links).slice()
+    to = first + links.length / LINK_BYTES - 1
+    if (batch.length >= CHAIN_BATCH) {
+      await db.batch(batch)
+      batch = []
+    }
+  }
+  const stored = await db.get(keys.CHAINED_LATE_KEY)
+  const late = stored ? (JSON.parse(Buffer.from(stored).toString('utf8')) as ChainedLate[]) : []
+  const noted: ChainedLate[] = to >= from ? [...late, { from, to, at: now() }] : late
+  await db.batch([...batch, { type: 'put', key: keys.CHAINED_LATE_KEY, value: Buffer.from(JSON.stringify(noted)) }], { sync: true })
+  return head
 }
 
 /** The pid the process holding `directory` wrote there, if it did. */

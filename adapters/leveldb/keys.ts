@@ -11,6 +11,10 @@
  *   v                            → the event versions record (eventVersions.ts): the newest schema version of each
  *                                  event type the log holds, grown in the batch of the append that first holds it
  *   p <name> 00 <key>            → a projection snapshot (see snapshots in eventStore.ts)
+ *   c <position>                 → the chain's links of the chunk at e <position> (core/log/hashChain.ts), 32 bytes
+ *                                  per record, written in the chunk's batch
+ *   l                            → the ranges of positions the chain was extended over when they were found
+ *                                  unchained (a log kept before the chain, or appended to by an older Quire): JSON
  */
 
 const EVENT = 0x65 // 'e'
@@ -19,6 +23,8 @@ const STREAM_MARKER = 0x68 // 'h'
 const QUARANTINE = 0x71 // 'q'
 const SNAPSHOT = 0x70 // 'p'
 const EVENT_VERSIONS = 0x76 // 'v'
+const CHAIN = 0x63 // 'c'
+const CHAINED_LATE = 0x6c // 'l'
 
 const utf8 = new TextEncoder()
 /** Encoded stream names, so a busy stream's name is not re-encoded on every append. */
@@ -78,6 +84,11 @@ export const eventKey = (position: number): Uint8Array => tagged(EVENT, position
 export const positionOfEventKey = (key: Uint8Array): number => readU64(key, 1)
 /** Bounds for iterating every event: [EVENTS_START, EVENTS_END). */
 export const EVENTS_END = Uint8Array.of(EVENT + 1)
+
+export const chainKey = (position: number): Uint8Array => tagged(CHAIN, position)
+export const positionOfChainKey = (key: Uint8Array): number => readU64(key, 1)
+export const CHAIN_END = Uint8Array.of(CHAIN + 1)
+export const CHAINED_LATE_KEY = Uint8Array.of(CHAINED_LATE)
 
 export function streamIndexKey(stream: string, version: number): Uint8Array {
   const name = encodeName(stream)

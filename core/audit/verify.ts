@@ -2,6 +2,7 @@ import * as Y from 'yjs'
 import type { DocumentRepository } from '../documents/documentRepository.js'
 import type { EventLog } from '../log/eventLog.js'
 import type { IntegrityReport } from '../log/eventLog.js'
+import type { ChainPoint } from '../log/hashChain.js'
 import type { DocumentState } from '../documents/documentState.js'
 import { verifyLedgers, type LedgerVerification } from '../coherence/verifyLedgers.js'
 
@@ -32,8 +33,8 @@ export interface Verifiable {
   readonly home?: string
 }
 
-export async function verify(engine: Verifiable): Promise<VerifyReport> {
-  const integrity = await engine.store.checkIntegrity()
+export async function verify(engine: Verifiable, options: { readonly against?: ChainPoint } = {}): Promise<VerifyReport> {
+  const integrity = await engine.store.checkIntegrity(options)
   const mismatches: DocumentMismatch[] = []
   const ids = await engine.documents.ids()
   for (const docId of ids) {
@@ -46,7 +47,8 @@ export async function verify(engine: Verifiable): Promise<VerifyReport> {
     if (!wasLoaded) engine.documents.evict(docId)
   }
   const coherence = await verifyLedgers(engine.store, engine.home)
-  const ok = integrity.problems.length === 0 && integrity.quarantined.length === 0 && mismatches.length === 0 && coherence.problems.length === 0
+  const chainHolds = integrity.chain?.broken === undefined && integrity.chain?.against?.holds !== false && !(options.against && !integrity.chain)
+  const ok = integrity.problems.length === 0 && integrity.quarantined.length === 0 && mismatches.length === 0 && coherence.problems.length === 0 && chainHolds
   return { integrity, documents: ids.length, mismatches, coherence, ok }
 }
 

@@ -4,6 +4,7 @@ import { InvalidAppendError } from './errors.js'
 import type { AppendedStream, QuarantinedRecord, RecordedEvent, StreamAppend, StreamHead } from './eventLog.js'
 import { assertExpectedVersion, NO_CONCURRENCY_CHECK } from './expectedVersion.js'
 import { GroupCommitter } from './groupCommit.js'
+import { chunkLinks, GENESIS, lastLink } from './hashChain.js'
 import { isValidStreamName } from './streamNames.js'
 import { subscribeCatchingUp, type DurableListener } from './subscription.js'
 
@@ -28,6 +29,8 @@ export interface PipelineOptions {
   readonly now?: () => number
   readonly maxOperations?: number
   readonly retryWindowMs?: number
+  /** The chain's link of the last durable record (hashChain.ts), for a store that keeps the chain. */
+  readonly chainHead?: Uint8Array
 }
 
 /** One stream's events as assigned, with the head it had before (`AppendedStream` without its durability). */
@@ -43,6 +46,8 @@ interface Unsettled {
   readonly lastPosition: number
   readonly epoch: number
   readonly before: readonly (readonly [string, StreamHead])[]
+  /** The chain's head before it (restored with the stream heads if it fails). */
+  readonly chainBefore: Uint8Array
 }
 
 /**
@@ -69,6 +74,8 @@ export class AppendPipeline<Row> {
   private undelivered: RecordedEvent[] = []
   private unsettled: Unsettled[] = []
   private closing: Promise<void> | undefined
+  /** The chain's link of the last assigned record (hashChain.ts); only a store that keeps the chain moves it. */
+  private chainHead: Uint8Array
 
   constructor(
     lastPosition: number,
@@ -77,6 +84,7 @@ export class AppendPipeline<Row> {
   ) {
     this.nextPosition = lastPosition + 1
     this.durablePosition = lastPosition
+    this.chainHead = options.chainHead ?? GENESIS
     this.committer = new GroupCommitter<Row>((rows) => storage.write(rows), {
       ...(options.maxOperations !== undefined ? { maxOperations: options.maxOperations } : {}),
       ...(options.retryWindowMs !== undefined ? { retryWindowMs: options.retryWindowMs } : {}),
@@ -159,13 +167,22 @@ export class AppendPipeline<Row> {
       })
       assigned.push({ stream, events: recorded, head, version })
     })
-    const rows = toRows(assigned, position - 1)
+    const chainBefore = this.chainHead
+    let rows: Row[]
+    try {
+      rows = toRows(assigned, position - 1)
+    } catch (error) {
+      // Nothing was assigned: the chain's head goes back with the positions.
+      this.chainHead = chainBefore
+      throw error
+    }
     const events: RecordedEvent[] = []
     for (const stream of assigned) for (const event of stream.events) events.push(event)
     const durable = this.register(
       events,
       assigned.map(({ stream, head }) => [stream, head] as const),
       rows,
+      chainBefore,
     )
     return {
       streams: assigned.map(({ stream, events, head, version }) => ({ stream, events, nextExpectedStreamVersion: version, createdNewStream: head.version === 0 })),
@@ -178,17 +195,27 @@ export class AppendPipeline<Row> {
    * stream versions, with the heads their streams had `before`, and hands their rows to the group committer;
    * resolves once they are durable, rejects with JournalWriteError if never.
    */
-  register(events: readonly RecordedEvent[], before: readonly (readonly [string, StreamHead])[], rows: Row[]): Promise<void> {
+  register(events: readonly RecordedEvent[], before: readonly (readonly [string, StreamHead])[], rows: Row[], chainBefore = this.chainHead): Promise<void> {
     for (const event of events) {
       this.heads.set(event.stream, { version: event.streamVersion, position: event.position })
       this.undelivered.push(event)
     }
     const firstPosition = events[0]!.position
     const lastPosition = events[events.length - 1]!.position
-    this.unsettled.push({ lastPosition, epoch: this.epoch, before })
+    this.unsettled.push({ lastPosition, epoch: this.epoch, before, chainBefore })
     this.nextPosition = lastPosition + 1
     // Shared by the appends that go out in the same write; a caller may drop it (the committer handles a rejection).
     return this.committer.append(rows, firstPosition, lastPosition)
+  }
+
+  /**
+   * The chain's links of a chunk about to be written whose first record is at `firstPosition` (from `toRows`, in
+   * position order): they follow the last record assigned, and the next chunk's follow them.
+   */
+  link(firstPosition: number, chunk: Uint8Array): Uint8Array {
+    const links = chunkLinks(this.chainHead, firstPosition, chunk)
+    this.chainHead = lastLink(links)
+    return links
   }
 
   /** Each event's schema version; throws the registry's error for an unknown type or an invalid payload. */
@@ -211,6 +238,7 @@ export class AppendPipeline<Row> {
   /** Takes back every position from `firstPosition` on (the committer failed those appends): the log ends at the durable head again. */
   private rolledBack(firstPosition: number): void {
     const epoch = this.unsettled[0]?.epoch ?? this.epoch
+    if (this.unsettled[0]) this.chainHead = this.unsettled[0].chainBefore
     // Newest first, so each stream ends at the head it had before the earliest failed append touched it.
     for (let i = this.unsettled.length - 1; i >= 0; i--) {
       for (const [stream, head] of this.unsettled[i]!.before) this.heads.set(stream, head)

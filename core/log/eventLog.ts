@@ -1,3 +1,4 @@
+import type { ChainPoint, ChainReport } from './chainReport.js'
 import type { Actor } from '../events/actor.js'
 import type { ExpectedStreamVersion } from './expectedVersion.js'
 
@@ -98,7 +99,8 @@ export interface EventLog {
    * event, no damaged records, every record readable by this registry and within the log's event versions record.
    * Reads the whole log.
    */
-  checkIntegrity(): Promise<IntegrityReport>
+  /** Checks the log's own invariants and, on a store that keeps one, its hash chain (`against` a kept checkpoint). */
+  checkIntegrity(options?: { readonly against?: ChainPoint }): Promise<IntegrityReport>
 
   /**
    * Resolves once every append made before the call has settled: it is durable, or its `durable` has rejected.
@@ -210,6 +212,8 @@ export interface IntegrityReport {
   /** Human-readable violations; empty when the log is sound. */
   readonly problems: readonly string[]
   readonly quarantined: readonly QuarantinedRecord[]
+  /** The hash chain recomputed from the records (hashChain.ts); absent on a store that does not keep one. */
+  readonly chain?: ChainReport
 }
 
 /** A projection's saved state as of `position` (every event up to it folded in), in the projection's own encoding. */

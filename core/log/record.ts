@@ -211,10 +211,10 @@ export type ChunkEntry =
   | { readonly error: string; readonly bytes: number; readonly damaged: boolean }
 
 /**
- * Splits a chunk into its records and decodes each. Throws RecordDecodeError only when the framing itself is
- * damaged (then the chunk's records cannot be told apart).
+ * The records of a chunk, each its bytes as stored and the checksum its frame gives. Throws RecordDecodeError when
+ * the framing itself is damaged (then the chunk's records cannot be told apart).
  */
-export function decodeChunk(chunk: Uint8Array): ChunkEntry[] {
+export function chunkRecords(chunk: Uint8Array): { readonly record: Uint8Array; readonly crc: number }[] {
   const frames: { length: number; crc: number }[] = []
   let offset: number
   try {
@@ -236,11 +236,21 @@ export function decodeChunk(chunk: Uint8Array): ChunkEntry[] {
   return frames.map(({ length, crc }) => {
     const record = chunk.subarray(offset, offset + length)
     offset += length
-    if (crc32(record) !== crc) return { error: 'checksum mismatch', bytes: length, damaged: true }
+    return { record, crc }
+  })
+}
+
+/**
+ * Splits a chunk into its records and decodes each. Throws RecordDecodeError only when the framing itself is
+ * damaged (then the chunk's records cannot be told apart).
+ */
+export function decodeChunk(chunk: Uint8Array): ChunkEntry[] {
+  return chunkRecords(chunk).map(({ record, crc }) => {
+    if (crc32(record) !== crc) return { error: 'checksum mismatch', bytes: record.length, damaged: true }
     try {
-      return { event: decodeRecord(record), bytes: length }
+      return { event: decodeRecord(record), bytes: record.length }
     } catch (error) {
-      return { error: (error as Error).message, bytes: length, damaged: false }
+      return { error: (error as Error).message, bytes: record.length, damaged: false }
     }
   })
 }
