@@ -18,6 +18,7 @@ import type {
 import { addEventVersion, assertReadableBy, notCovered } from '../../core/log/eventVersions.js'
 import { isValidStreamName } from '../../core/log/streamNames.js'
 import { decodeChunk, encodeChunk } from '../../core/log/record.js'
+import { checkChain, GENESIS, type ChainedLate, type ChainPoint, type StoredChunk } from '../../core/log/hashChain.js'
 import { migrate, quotedSchema } from './schema.js'
 import { asUnreachable, isUnreachable, LogUnreachableError } from './unreachable.js'
 import { WriterLease } from './writerLease.js'
@@ -59,6 +60,8 @@ interface EventRow {
   /** The event's schema version (in `record` too), for `event_versions`. */
   readonly v: number
   readonly record: Buffer
+  /** The record's link of the hash chain (core/log/hashChain.ts). */
+  readonly link: Buffer
 }
 
 interface StoredRow {
@@ -66,6 +69,8 @@ interface StoredRow {
   readonly stream: string
   readonly stream_version: number
   readonly record: Buffer
+  /** Null only on a row a migration has not chained (none once the schema is at version 3). */
+  readonly link: Buffer | null
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
@@ -163,6 +168,7 @@ export class PostgresEventLog implements EventLog {
     readonly schema: string,
     lastPosition: number,
     versions: ReadonlyMap<string, number>,
+    chainHead: Uint8Array,
     private readonly options: PostgresEventLogOptions,
   ) {
     this.recordedVersions = new Map(versions)
@@ -202,6 +208,7 @@ export class PostgresEventLog implements EventLog {
       },
       {
         registry: options.registry,
+        chainHead,
         ...(options.now ? { now: options.now } : {}),
         maxOperations: options.maxBatchEvents ?? 4_096,
         ...(options.writeRetryWindowMs !== undefined ? { retryWindowMs: options.writeRetryWindowMs } : {}),
@@ -247,8 +254,10 @@ export class PostgresEventLog implements EventLog {
       clients.push(writer)
       const listener = await connect(connectionString, LISTENER, connectTimeoutMs)
       clients.push(listener)
-      const { rows } = await pool.query<{ position: number }>(`SELECT position FROM ${s}.log_head`)
-      const log = new PostgresEventLog(pool, writer, listener, connectionString, schema, rows[0]!.position, versions, options)
+      const { rows } = await pool.query<{ position: number; link: Buffer | null }>(
+        `SELECT h.position, e.link FROM ${s}.log_head h LEFT JOIN ${s}.events e ON e.position = h.position`,
+      )
+      const log = new PostgresEventLog(pool, writer, listener, connectionString, schema, rows[0]!.position, versions, rows[0]!.link ?? GENESIS, options)
       await log.listen(listener)
       // What other nodes committed before this node listened is read in now; what they commit later is notified.
       await log.syncTo((await pool.query<{ position: number }>(log.sql.head)).rows[0]!.position)
@@ -308,7 +317,7 @@ export class PostgresEventLog implements EventLog {
         throw this.notRecorded(error)
       }
       this.assertWritable()
-      return this.pipeline.assign(appends, rowsOf, versions)
+      return this.pipeline.assign(appends, this.rowsOf, versions)
     } finally {
       leave()
     }
@@ -397,8 +406,18 @@ export class PostgresEventLog implements EventLog {
       heads.set(event.stream, { version: event.streamVersion, position: event.position })
     })
     const before = [...heads.keys()].map((stream) => [stream, this.pipeline.heads.get(stream)!] as const)
-    return this.pipeline.register(events, before, events.map(rowOf))
+    const chainBefore = this.pipeline.chain
+    return this.pipeline.register(events, before, events.map(this.rowOf), chainBefore)
   }
+
+  /** One row per event, each its own one-record chunk, with its link of the chain (in position order). */
+  private readonly rowOf = (event: RecordedEvent): EventRow => {
+    const { position, type, v, stream, streamVersion } = event
+    const record = encodeChunk([event])
+    return { position, stream, streamVersion, type, v, record: asBuffer(record), link: asBuffer(this.pipeline.link(position, record)) }
+  }
+
+  private readonly rowsOf = (assigned: readonly AssignedStream[]): EventRow[] => assigned.flatMap(({ events }) => events.map(this.rowOf))
 
   /**
    * One batch as one statement, so one transaction and one COMMIT: it moves `log_head` from the batch's first
@@ -432,6 +451,7 @@ export class PostgresEventLog implements EventLog {
       `${this.instance} ${last}`,
       [...grown.keys()],
       [...grown.values()],
+      rows.map((row) => row.link),
     ])
     const committed = () => {
       for (const [type, v] of grown) addEventVersion(this.recordedVersions, type, v)
@@ -658,7 +678,8 @@ export class PostgresEventLog implements EventLog {
           const event = this.decodeRow(row)
           if (event) events.push(event)
         }
-        this.pipeline.readIn(events, heads, rows[rows.length - 1]!.position)
+        const last = rows[rows.length - 1]!
+        this.pipeline.readIn(events, heads, last.position, last.link ?? undefined)
       }
     }
     const next = this.syncing.then(run, run)
@@ -827,14 +848,24 @@ export class PostgresEventLog implements EventLog {
    * this node writes) never make the events, `log_head` and `streams` disagree; the snapshot may be ahead of what
    * this node has heard, never behind it.
    */
-  async checkIntegrity(): Promise<IntegrityReport> {
+  async checkIntegrity(options: { readonly against?: ChainPoint } = {}): Promise<IntegrityReport> {
     this.assertReadable()
     await this.flush()
     await this.recovering?.catch(() => {})
-    return this.inTransaction('checking the log', 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => this.checkWithin(client))
+    return this.inTransaction('checking the log', 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => this.checkWithin(client, options.against))
   }
 
-  private async checkWithin(client: pg.PoolClient): Promise<IntegrityReport> {
+  /** Every row in position order as the chain checks it: each its own one-record chunk, with its link. */
+  private async *storedChunks(client: pg.PoolClient): AsyncGenerator<StoredChunk> {
+    for (let cursor = 0; ; ) {
+      const { rows } = await client.query<StoredRow>(this.sql.readAll, [cursor, Number.MAX_SAFE_INTEGER, PAGE])
+      for (const row of rows) yield { firstPosition: row.position, chunk: row.record, links: row.link ?? undefined }
+      if (rows.length < PAGE) return
+      cursor = rows[rows.length - 1]!.position
+    }
+  }
+
+  private async checkWithin(client: pg.PoolClient, against: ChainPoint | undefined): Promise<IntegrityReport> {
     const problems: string[] = []
     const durable = this.durablePosition
     const lastOfStream = new Map<string, { version: number; position: number }>()
@@ -896,7 +927,10 @@ export class PostgresEventLog implements EventLog {
         problems.push(`head of ${stream} says version ${head.version} at ${head.position}, log says ${last?.version ?? 0} at ${last?.position ?? 0}`)
       }
     }
-    return { events, streams: lastOfStream.size, head: durable, problems, quarantined: this.quarantinedRecords() }
+    const { rows: late } = await client.query<{ from_position: number; to_position: number; at: number }>(this.sql.chainedLate)
+    const chainedLate: ChainedLate[] = late.map((row) => ({ from: row.from_position, to: row.to_position, at: row.at }))
+    const chain = await checkChain(this.storedChunks(client), end, chainedLate, against)
+    return { events, streams: lastOfStream.size, head: durable, problems, quarantined: this.quarantinedRecords(), chain }
   }
 
   async flush(): Promise<void> {
@@ -967,15 +1001,6 @@ function decodeRow(
   }
 }
 
-/** One row per event, each its own one-record chunk. */
-function rowOf(event: RecordedEvent): EventRow {
-  const { position, type, v, stream, streamVersion } = event
-  return { position, stream, streamVersion, type, v, record: asBuffer(encodeChunk([event])) }
-}
-
-function rowsOf(assigned: readonly AssignedStream[]): EventRow[] {
-  return assigned.flatMap(({ events }) => events.map(rowOf))
-}
 
 /** Connections say what they are in pg_stat_activity (`application_name`): reader, writer or listener. */
 async function connect(connectionString: string, role: string, timeoutMs: number): Promise<pg.Client> {
@@ -1006,8 +1031,8 @@ function statements(s: string) {
       WITH moved AS (
         UPDATE ${s}.log_head SET position = $2 WHERE position = $1 - 1 RETURNING position
       ), inserted AS (
-        INSERT INTO ${s}.events (position, stream, stream_version, type, record)
-        SELECT * FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::bytea[])
+        INSERT INTO ${s}.events (position, stream, stream_version, type, record, link)
+        SELECT * FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::bytea[], $15::bytea[])
         WHERE EXISTS (SELECT 1 FROM moved)
       ), heads AS (
         INSERT INTO ${s}.streams (stream, version, position)
@@ -1024,6 +1049,7 @@ function statements(s: string) {
              (SELECT position FROM ${s}.log_head) AS previous,
              CASE WHEN EXISTS (SELECT 1 FROM moved) THEN pg_notify($11, $12) END AS notified`,
     recordsAt: `SELECT position, record FROM ${s}.events WHERE position = ANY($1::bigint[])`,
+    chainedLate: `SELECT from_position, to_position, at FROM ${s}.chained_late ORDER BY from_position`,
     rowsAt: `SELECT position, stream, stream_version, record FROM ${s}.events WHERE position = ANY($1::bigint[])`,
     // The streams whose rows go; each gets back the head its remaining events give it, or goes when none remain.
     removeAfter: `
@@ -1044,7 +1070,7 @@ function statements(s: string) {
       DELETE FROM ${s}.streams AS st USING touched
       WHERE st.stream = touched.stream
         AND NOT EXISTS (SELECT 1 FROM ${s}.events e WHERE e.stream = touched.stream AND e.position <= $1)`,
-    readAll: `SELECT position, stream, stream_version, record FROM ${s}.events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3`,
+    readAll: `SELECT position, stream, stream_version, record, link FROM ${s}.events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3`,
     readStream: `
       SELECT position, stream, stream_version, record FROM ${s}.events
       WHERE stream = $1 AND stream_version > $2 AND stream_version <= $3 AND position <= $4

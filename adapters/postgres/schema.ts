@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { addEventVersion } from '../../core/log/eventVersions.js'
 import { decodeChunk } from '../../core/log/record.js'
+import { chunkLinks, GENESIS } from '../../core/log/hashChain.js'
 
 /**
  * The log's tables in one PostgreSQL schema, and the migrations that create them. `migrate` runs on every open: it
@@ -17,11 +18,13 @@ import { decodeChunk } from '../../core/log/record.js'
  *   log_head(position)                                       one row: the last position written (the writers' guard)
  *   snapshots(projection, key, position, payload)            projection snapshots (derived data)
  *   quarantine(position, reason, bytes)                      records whose bytes are damaged (a report, not the log)
+ *   events.link                                              the record's link of the hash chain (hashChain.ts)
+ *   chained_late(from_position, to_position, at)             ranges chained when found unchained (an upgraded log)
  *   event_versions(type, version)                            the newest schema version of each event type the log
  *                                                             holds (core/log/eventVersions.ts), grown in the
  *                                                             statement that writes the first event holding it
  */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 interface Migration {
   readonly version: number
@@ -76,7 +79,52 @@ const MIGRATIONS: readonly Migration[] = [
     ],
     fill: fillEventVersions,
   },
+  {
+    version: 3,
+    statements: (s) => [
+      `ALTER TABLE ${s}.events ADD COLUMN link bytea`,
+      `CREATE TABLE ${s}.chained_late (
+        from_position bigint PRIMARY KEY,
+        to_position bigint NOT NULL,
+        at bigint NOT NULL
+      )`,
+    ],
+    fill: fillChain,
+  },
 ]
+
+/**
+ * Chains the rows of a log kept before the chain (core/log/hashChain.ts), in position order, and notes the range:
+ * verify then says the chain proves those records unchanged since now, not before. Stops at a row whose framing is
+ * damaged (verify reports the break there).
+ */
+async function fillChain(client: pg.ClientBase, s: string): Promise<void> {
+  let previous = GENESIS
+  let last = 0
+  for (let after = 0; ; ) {
+    const { rows } = await client.query<{ position: string; record: Buffer }>(`SELECT position, record FROM ${s}.events WHERE position > $1 ORDER BY position LIMIT 1000`, [after])
+    const positions: number[] = []
+    const links: Buffer[] = []
+    let damaged = false
+    for (const { position, record } of rows) {
+      try {
+        previous = chunkLinks(previous, Number(position), record)
+      } catch {
+        damaged = true
+        break
+      }
+      positions.push(Number(position))
+      links.push(Buffer.from(previous))
+    }
+    if (positions.length > 0) {
+      await client.query(`UPDATE ${s}.events e SET link = d.link FROM unnest($1::bigint[], $2::bytea[]) AS d(position, link) WHERE e.position = d.position`, [positions, links])
+      last = positions[positions.length - 1]!
+    }
+    if (damaged || rows.length < 1000) break
+    after = Number(rows[rows.length - 1]!.position)
+  }
+  if (last > 0) await client.query(`INSERT INTO ${s}.chained_late (from_position, to_position, at) VALUES (1, $1, $2)`, [last, Date.now()])
+}
 
 /**
  * Fills `event_versions` of a log kept before the table, reading every record once (nodes of that Quire that still

@@ -208,6 +208,11 @@ export class AppendPipeline<Row> {
     return this.committer.append(rows, firstPosition, lastPosition)
   }
 
+  /** The chain's link of the last record assigned (to restore if what computed links after it fails). */
+  get chain(): Uint8Array {
+    return this.chainHead
+  }
+
   /**
    * The chain's links of a chunk about to be written whose first record is at `firstPosition` (from `toRows`, in
    * position order): they follow the last record assigned, and the next chunk's follow them.
@@ -253,8 +258,9 @@ export class AppendPipeline<Row> {
    * Events another writer made durable, read in with their stream heads: only while this log has nothing of its own
    * in flight, so their positions and its own never interleave. Subscribers get them in order.
    */
-  readIn(events: readonly RecordedEvent[], heads: Iterable<readonly [string, StreamHead]>, lastPosition: number): void {
+  readIn(events: readonly RecordedEvent[], heads: Iterable<readonly [string, StreamHead]>, lastPosition: number, chainHead?: Uint8Array): void {
     for (const [stream, head] of heads) this.heads.set(stream, head)
+    if (chainHead) this.chainHead = chainHead
     this.durablePosition = lastPosition
     this.nextPosition = lastPosition + 1
     for (const listener of this.listeners) listener(events)

@@ -55,9 +55,12 @@ async function openPostgresLog(setup: LogSetup): Promise<LogSubject> {
     async noteAsOlderQuire(position, reason) {
       await admin.query(`INSERT INTO "${schema}".quarantine (position, reason, bytes) VALUES ($1, $2, 1)`, [position, reason])
     },
-    // As the schema was before the record had a table (adapters/postgres/schema.ts): the migration adding it runs again.
+    // As the schema was before the record had a table (adapters/postgres/schema.ts), version 1: the migrations
+    // after it (the record, then the hash chain) run again.
     async forgetSchemaRecord() {
       await admin.query(`DROP TABLE IF EXISTS "${schema}".event_versions`)
+      await admin.query(`DROP TABLE IF EXISTS "${schema}".chained_late`)
+      await admin.query(`ALTER TABLE "${schema}".events DROP COLUMN IF EXISTS link`)
       await admin.query(`DELETE FROM "${schema}".schema_version WHERE version > 1`)
     },
     async dispose() {

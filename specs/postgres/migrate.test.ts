@@ -112,6 +112,8 @@ describe('quire migrate: a LevelDB log into PostgreSQL', () => {
     expect(lines[0]).toBe(`source: ${home}: ${events.length} events in ${(await withBoth(home, schema, createEventRegistry(), async (source) => heads(source))).size} streams, head position ${events.length}`)
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^copied ${events.length} events to `)))
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^verified: ${events.length} events in \\d+ streams, head position ${events.length}, every stream head, and sha256 [0-9a-f]{64} over every event: the same on both sides$`)))
+    // The hash chain is carried: both logs link every record alike (issue 29 item 4).
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^chain carried: every record links as in the source, head ${events.length}:[0-9a-f]{64}$`)))
     expect(lines.at(-1)).toBe('snapshots were not copied: the nodes rebuild them from the log')
     const { rows } = await admin.query<{ count: string }>(`SELECT count(*) FROM "${schema}".snapshots`)
     expect(Number(rows[0]!.count)).toBe(0)

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createEventRegistry } from '../../../core/eventRegistry.js'
+import type { ChainPoint, ChainReport } from '../../../core/log/chainReport.js'
 import { EventStore } from '../../leveldb/eventStore.js'
 import { copyLog, differences, MigrationRefusedError, summarizeLog, type LogSummary } from '../../postgres/migrateLog.js'
 import { PostgresEventLog } from '../../postgres/postgresEventLog.js'
@@ -31,9 +32,15 @@ export async function migrateCommand(home: string, args: string[], out: (line: s
 
   const source = await EventStore.open(from, { registry })
   let sourceSummary: LogSummary
+  let sourceChain: ChainPoint | undefined
   try {
     const integrity = await source.checkIntegrity()
-    const problems = [...integrity.problems, ...integrity.quarantined.map((record) => `record at position ${record.position} is quarantined: ${record.reason}`)]
+    const problems = [
+      ...integrity.problems,
+      ...integrity.quarantined.map((record) => `record at position ${record.position} is quarantined: ${record.reason}`),
+      ...(integrity.chain?.broken ? [`the hash chain breaks at position ${integrity.chain.broken.position}: ${integrity.chain.broken.problem}`] : []),
+    ]
+    sourceChain = integrity.chain?.head
     if (problems.length > 0) {
       throw new MigrationRefusedError(`the log in ${from} is not sound, so it cannot be copied exactly (run quire verify); nothing was copied:\n  ${problems.join('\n  ')}`)
     }
@@ -53,19 +60,29 @@ export async function migrateCommand(home: string, args: string[], out: (line: s
   const copy = await openTarget(to, schema, registry, where, 'the copy was made but could not be verified')
   let targetSummary: LogSummary
   let targetProblems: readonly string[]
+  let targetChain: ChainReport | undefined
   try {
     targetSummary = await summarizeLog(copy)
-    targetProblems = (await copy.checkIntegrity()).problems
+    const integrity = await copy.checkIntegrity()
+    targetProblems = integrity.problems
+    targetChain = integrity.chain
   } finally {
     await copy.close()
   }
-  const found = [...differences(sourceSummary, targetSummary), ...targetProblems.map((problem) => `target: ${problem}`)]
+  const chainDifferences = [
+    ...(targetChain?.broken ? [`the target's hash chain breaks at position ${targetChain.broken.position}: ${targetChain.broken.problem}`] : []),
+    ...(sourceChain && targetChain && (sourceChain.position !== targetChain.head.position || sourceChain.hash !== targetChain.head.hash)
+      ? [`the hash chain's head: source ${sourceChain.position}:${sourceChain.hash}, target ${targetChain.head.position}:${targetChain.head.hash}`]
+      : []),
+  ]
+  const found = [...differences(sourceSummary, targetSummary), ...targetProblems.map((problem) => `target: ${problem}`), ...chainDifferences]
   for (const difference of found) out(`mismatch: ${difference}`)
   if (found.length > 0) {
     out('FAILED: the copy does not match its source')
     return 1
   }
   out(`verified: ${targetSummary.events} events in ${targetSummary.heads.size} streams, head position ${targetSummary.head}, every stream head, and sha256 ${targetSummary.sha256} over every event: the same on both sides`)
+  if (sourceChain) out(`chain carried: every record links as in the source, head ${sourceChain.position}:${sourceChain.hash}`)
   out('snapshots were not copied: the nodes rebuild them from the log')
   return 0
 }
