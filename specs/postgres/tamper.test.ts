@@ -87,6 +87,17 @@ describe('the hash chain on the PostgreSQL log (issue 29 item 4)', () => {
     expect(afterSwap.stdout).toContain('chain BROKEN at position 2: the record at position 2 is not the one the chain holds')
   })
 
+  it('a log kept before the chain (schema version 2) is chained by its migration, and verify says from when the chain proves it', async () => {
+    const { schema, head } = await migratedLog()
+    await admin.query(`ALTER TABLE "${schema}".events DROP COLUMN link`)
+    await admin.query(`DROP TABLE "${schema}".chained_late`)
+    await admin.query(`DELETE FROM "${schema}".schema_version WHERE version = 3`)
+    const result = await verifyOn(schema)
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(result.stdout).toContain(`chain: every record up to position ${head} links to the one before it`)
+    expect(result.stdout).toMatch(new RegExp(`chain: positions 1–${head} were chained on \\d{4}-.*proven unchanged since then, not before`))
+  })
+
   it('a row inserted without a link, and --against a checkpoint taken before a change', async () => {
     const { schema, head } = await migratedLog()
     const kept = /checkpoint: (\d+:[0-9a-f]{64})/.exec((await verifyOn(schema, '--checkpoint')).stdout)![1]!
