@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PostgresEventLog } from '../../adapters/postgres/postgresEventLog.js'
 import { verify } from '../../core/audit/verify.js'
 import { openEngine } from '../../core/engine.js'
 import type { EventRegistry } from '../../core/events/schema.js'
 import { EventStore } from '../../adapters/leveldb/eventStore.js'
 import { runCli } from '../support/cli.js'
-import { usePostgresDatabase } from '../support/postgresServer.js'
+import { usePostgresAdmin, usePostgresDatabase } from '../support/postgresServer.js'
 import { newerRegistry, REFUSED_AS_TOO_NEW, rowsOf, writtenByNewer } from '../support/storedLog.js'
 import { useTempHomes } from '../support/tempHome.js'
 
@@ -18,17 +17,8 @@ import { useTempHomes } from '../support/tempHome.js'
  */
 const database = usePostgresDatabase()
 const newHome = useTempHomes()
-let admin: pg.Pool
+const { admin: adminPool, storeOf } = usePostgresAdmin(database)
 
-beforeAll(() => {
-  admin = new pg.Pool({ connectionString: database(), max: 2 })
-})
-
-afterAll(async () => {
-  await admin?.end()
-})
-
-const storeOf = (schema: string): string => `${database()}${database().includes('?') ? '&' : '?'}schema=${schema}`
 
 describe('issue 24 item 9: a downgrade never damages the log (PostgreSQL)', () => {
   it('given a PostgreSQL log a newer Quire wrote to, when this Quire serves it or audits it (log, replay, verify), then each refuses with one line naming the type and version and no row changes; the newer Quire then reads every record and verifies', async () => {
@@ -36,13 +26,13 @@ describe('issue 24 item 9: a downgrade never damages the log (PostgreSQL)', () =
     const writer = await newHome()
     const openOn = (registry: EventRegistry) => openEngine(writer, { openLog: () => PostgresEventLog.open(database(), { registry, schema }) })
     const docId = await writtenByNewer(openOn)
-    const before = await rowsOf(admin, schema)
+    const before = await rowsOf(adminPool(), schema)
     const env = { ...process.env, QUIRE_STORE: storeOf(schema) }
     for (const args of [['log'], ['replay', '--doc', docId], ['verify'], ['serve', '--port', '0']]) {
       const { code, stdout, stderr } = await runCli(['--home', await newHome(), ...args], { env, timeoutMs: 20_000 })
       expect({ command: args.join(' '), code, stdout, stderr }).toEqual({ command: args.join(' '), code: 1, stdout: '', stderr: expect.stringMatching(REFUSED_AS_TOO_NEW) })
     }
-    expect(await rowsOf(admin, schema)).toEqual(before)
+    expect(await rowsOf(adminPool(), schema)).toEqual(before)
 
     const newer = await openOn(newerRegistry())
     try {
@@ -59,7 +49,7 @@ describe('issue 24 item 9: a downgrade never damages the log (PostgreSQL)', () =
     const schema = `downgrade_${randomBytes(4).toString('hex')}`
     const migrated = await runCli(['migrate', '--from', home, '--to', database(), '--schema', schema])
     expect({ code: migrated.code, stderr: migrated.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(REFUSED_AS_TOO_NEW) })
-    const { rows } = await admin.query(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [schema])
+    const { rows } = await adminPool().query(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [schema])
     expect(rows).toEqual([])
   })
 })

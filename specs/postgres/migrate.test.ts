@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import pg from 'pg'
+import { describe, expect, it } from 'vitest'
 import { openQuire } from '../../adapters/host/quire.js'
 import { PostgresEventLog } from '../../adapters/postgres/postgresEventLog.js'
 import { VerbatimRegistry } from '../../adapters/postgres/verbatimRegistry.js'
@@ -10,7 +9,7 @@ import type { EventRegistry } from '../../core/events/schema.js'
 import type { EventLog, RecordedEvent, StreamHead } from '../../core/log/eventLog.js'
 import { EventStore } from '../../adapters/leveldb/eventStore.js'
 import { runCli } from '../support/cli.js'
-import { usePostgresDatabase } from '../support/postgresServer.js'
+import { usePostgresAdmin, usePostgresDatabase } from '../support/postgresServer.js'
 import { useTempHomes } from '../support/tempHome.js'
 
 /**
@@ -21,15 +20,7 @@ import { useTempHomes } from '../support/tempHome.js'
  */
 const database = usePostgresDatabase()
 const newHome = useTempHomes()
-let admin: pg.Pool
-
-beforeAll(() => {
-  admin = new pg.Pool({ connectionString: database(), max: 2 })
-})
-
-afterAll(async () => {
-  await admin?.end()
-})
+const { admin: adminPool } = usePostgresAdmin(database)
 
 const AI: Actor = { kind: 'mcp', principal: 'claude', connection: 'c-1' }
 
@@ -115,7 +106,7 @@ describe('quire migrate: a LevelDB log into PostgreSQL', () => {
     // The hash chain is carried: both logs link every record alike (issue 29 item 4).
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^chain carried: every record links as in the source, head ${events.length}:[0-9a-f]{64}$`)))
     expect(lines.at(-1)).toBe('snapshots were not copied: the nodes rebuild them from the log')
-    const { rows } = await admin.query<{ count: string }>(`SELECT count(*) FROM "${schema}".snapshots`)
+    const { rows } = await adminPool().query<{ count: string }>(`SELECT count(*) FROM "${schema}".snapshots`)
     expect(Number(rows[0]!.count)).toBe(0)
   })
 
@@ -125,11 +116,11 @@ describe('quire migrate: a LevelDB log into PostgreSQL', () => {
     // The schema named as `quire serve --store` takes it, inside the URL.
     const store = `${database()}${database().includes('?') ? '&' : '?'}schema=${schema}`
     expect((await runCli(['migrate', '--from', home, '--to', store])).code).toBe(0)
-    const before = await admin.query(`SELECT position, record FROM "${schema}".events ORDER BY position`)
+    const before = await adminPool().query(`SELECT position, record FROM "${schema}".events ORDER BY position`)
     const again = await runCli(['migrate', '--from', home, '--to', store])
     expect(again.code).toBe(1)
     expect(again.stderr).toMatch(new RegExp(`^quire: the PostgreSQL log \\(schema ${schema}\\) already holds ${before.rows.length} events: migrate copies into an empty log only; nothing was copied\\n$`))
-    const after = await admin.query(`SELECT position, record FROM "${schema}".events ORDER BY position`)
+    const after = await adminPool().query(`SELECT position, record FROM "${schema}".events ORDER BY position`)
     expect(after.rows).toEqual(before.rows)
   })
 
@@ -142,7 +133,7 @@ describe('quire migrate: a LevelDB log into PostgreSQL', () => {
     const usage = await runCli(['migrate', '--from', empty])
     expect(usage.code).toBe(2)
     expect(usage.stderr).toMatch(/^quire: migrate needs --to postgres:\/\/…/)
-    const { rows } = await admin.query(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [schema])
+    const { rows } = await adminPool().query(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [schema])
     expect(rows).toEqual([])
   })
 })

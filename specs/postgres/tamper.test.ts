@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openEmbeddedEngine } from '../../adapters/leveldb/embeddedEngine.js'
 import { USER } from '../../core/events/actor.js'
 import { decodeChunk, encodeChunk } from '../../core/log/record.js'
 import { runCli } from '../support/cli.js'
-import { usePostgresDatabase } from '../support/postgresServer.js'
+import { usePostgresAdmin, usePostgresDatabase } from '../support/postgresServer.js'
 import { useTempHomes } from '../support/tempHome.js'
 
 /**
@@ -15,17 +14,8 @@ import { useTempHomes } from '../support/tempHome.js'
  */
 const database = usePostgresDatabase()
 const newHome = useTempHomes()
-let admin: pg.Pool
+const { admin: adminPool, storeOf } = usePostgresAdmin(database)
 
-beforeAll(() => {
-  admin = new pg.Pool({ connectionString: database(), max: 2 })
-})
-
-afterAll(async () => {
-  await admin?.end()
-})
-
-const storeOf = (schema: string): string => `${database()}${database().includes('?') ? '&' : '?'}schema=${schema}`
 
 /** A PostgreSQL log of a document written a few times, migrated from a data directory; its schema's name. */
 async function migratedLog(): Promise<{ schema: string; head: number }> {
@@ -51,7 +41,7 @@ async function verifyOn(schema: string, ...args: string[]) {
 }
 
 const rowAt = async (schema: string, position: number): Promise<{ record: Buffer; link: Buffer }> =>
-  (await admin.query<{ record: Buffer; link: Buffer }>(`SELECT record, link FROM "${schema}".events WHERE position = $1`, [position])).rows[0]!
+  (await adminPool().query<{ record: Buffer; link: Buffer }>(`SELECT record, link FROM "${schema}".events WHERE position = $1`, [position])).rows[0]!
 
 describe('the hash chain on the PostgreSQL log (issue 29 item 4)', () => {
   it('an untouched migrated log passes, with the head migrate printed', async () => {
@@ -67,21 +57,21 @@ describe('the hash chain on the PostgreSQL log (issue 29 item 4)', () => {
     const [entry] = decodeChunk(record)
     if (!entry || !('event' in entry)) throw new Error('the migrated record does not decode')
     const forged = Buffer.from(encodeChunk([{ ...entry.event, at: entry.event.at - 3_600_000 }]))
-    await admin.query(`UPDATE "${changed.schema}".events SET record = $1 WHERE position = 3`, [forged])
+    await adminPool().query(`UPDATE "${changed.schema}".events SET record = $1 WHERE position = 3`, [forged])
     const afterUpdate = await verifyOn(changed.schema)
     expect(afterUpdate.code).toBe(1)
     expect(afterUpdate.stdout).toContain('chain BROKEN at position 3: the record at position 3 is not the one the chain holds')
 
     const deleted = await migratedLog()
-    await admin.query(`DELETE FROM "${deleted.schema}".events WHERE position = 4`)
+    await adminPool().query(`DELETE FROM "${deleted.schema}".events WHERE position = 4`)
     const afterDelete = await verifyOn(deleted.schema)
     expect(afterDelete.code).toBe(1)
     expect(afterDelete.stdout).toContain('chain BROKEN at position 4: position 4 is missing: removed')
 
     const swapped = await migratedLog()
     const [two, five] = [await rowAt(swapped.schema, 2), await rowAt(swapped.schema, 5)]
-    await admin.query(`UPDATE "${swapped.schema}".events SET record = $1, link = $2 WHERE position = 2`, [five.record, five.link])
-    await admin.query(`UPDATE "${swapped.schema}".events SET record = $1, link = $2 WHERE position = 5`, [two.record, two.link])
+    await adminPool().query(`UPDATE "${swapped.schema}".events SET record = $1, link = $2 WHERE position = 2`, [five.record, five.link])
+    await adminPool().query(`UPDATE "${swapped.schema}".events SET record = $1, link = $2 WHERE position = 5`, [two.record, two.link])
     const afterSwap = await verifyOn(swapped.schema)
     expect(afterSwap.code).toBe(1)
     expect(afterSwap.stdout).toContain('chain BROKEN at position 2: the record at position 2 is not the one the chain holds')
@@ -89,9 +79,9 @@ describe('the hash chain on the PostgreSQL log (issue 29 item 4)', () => {
 
   it('a log kept before the chain (schema version 2) is chained by its migration, and verify says from when the chain proves it', async () => {
     const { schema, head } = await migratedLog()
-    await admin.query(`ALTER TABLE "${schema}".events DROP COLUMN link`)
-    await admin.query(`DROP TABLE "${schema}".chained_late`)
-    await admin.query(`DELETE FROM "${schema}".schema_version WHERE version = 3`)
+    await adminPool().query(`ALTER TABLE "${schema}".events DROP COLUMN link`)
+    await adminPool().query(`DROP TABLE "${schema}".chained_late`)
+    await adminPool().query(`DELETE FROM "${schema}".schema_version WHERE version = 3`)
     const result = await verifyOn(schema)
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(result.stdout).toContain(`chain: every record up to position ${head} links to the one before it`)
@@ -102,11 +92,11 @@ describe('the hash chain on the PostgreSQL log (issue 29 item 4)', () => {
     const { schema, head } = await migratedLog()
     const kept = /checkpoint: (\d+:[0-9a-f]{64})/.exec((await verifyOn(schema, '--checkpoint')).stdout)![1]!
     // Every row moves one position on and a forged one takes position 2.
-    await admin.query(`UPDATE "${schema}".events SET position = position + 1000 WHERE position >= 2`)
-    await admin.query(`UPDATE "${schema}".events SET position = position - 999 WHERE position >= 1002`)
-    const { record, stream } = (await admin.query<{ record: Buffer; stream: string }>(`SELECT record, stream FROM "${schema}".events WHERE position = 3`)).rows[0]!
-    await admin.query(`INSERT INTO "${schema}".events (position, stream, stream_version, type, record) VALUES (2, $1, 999, 'forged', $2)`, [stream, record])
-    await admin.query(`UPDATE "${schema}".log_head SET position = $1`, [head + 1])
+    await adminPool().query(`UPDATE "${schema}".events SET position = position + 1000 WHERE position >= 2`)
+    await adminPool().query(`UPDATE "${schema}".events SET position = position - 999 WHERE position >= 1002`)
+    const { record, stream } = (await adminPool().query<{ record: Buffer; stream: string }>(`SELECT record, stream FROM "${schema}".events WHERE position = 3`)).rows[0]!
+    await adminPool().query(`INSERT INTO "${schema}".events (position, stream, stream_version, type, record) VALUES (2, $1, 999, 'forged', $2)`, [stream, record])
+    await adminPool().query(`UPDATE "${schema}".log_head SET position = $1`, [head + 1])
     const result = await verifyOn(schema, '--against', kept)
     expect(result.code).toBe(1)
     expect(result.stdout).toContain('chain BROKEN at position 2: the record at position 2 has no link of the chain')

@@ -48,6 +48,27 @@ export function usePostgresDatabase(): () => string {
   }
 }
 
+/**
+ * For a test file on `usePostgresDatabase`'s database: an administrator's pool opened before its tests and ended
+ * after them (to look at and alter a log's rows behind the nodes' backs), and the store URL naming one schema.
+ */
+export function usePostgresAdmin(database: () => string): { admin: () => pg.Pool; storeOf: (schema: string) => string } {
+  let pool: pg.Pool | undefined
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: database(), max: 2 })
+  })
+  afterAll(async () => {
+    await pool?.end()
+  })
+  return {
+    admin: () => {
+      if (!pool) throw new Error('the administrator pool is made in beforeAll: ask for it inside a test or hook')
+      return pool
+    },
+    storeOf: (schema) => `${database()}${database().includes('?') ? '&' : '?'}schema=${schema}`,
+  }
+}
+
 export async function startTestPostgres(): Promise<TestPostgres> {
   const given = process.env['QUIRE_TEST_POSTGRES']
   if (given) return onServer(given, () => {})
