@@ -189,10 +189,11 @@ export class EventStore implements EventLog {
     let chainHead: Uint8Array
     try {
       lastPosition = await findLastPosition(db)
-      chainHead = await extendChain(db, lastPosition, options.now ?? Date.now)
       const recorded = await readEventVersions(db, lastPosition)
       versions = recorded.versions
       assertReadableBy(versions, options.registry, where)
+      // After the check above: a log this Quire refuses is left as it was, links and all.
+      chainHead = await extendChain(db, lastPosition, options.now ?? Date.now)
       const bytes = encodeEventVersions(versions)
       if (recorded.built) await db.put(keys.EVENT_VERSIONS_KEY, bytes, { sync: true })
       if ((copy !== undefined || versions.size > 0) && !sameBytes(copy, bytes)) await writeEventVersionsFile(logDirectory, bytes)
