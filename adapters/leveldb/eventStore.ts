@@ -691,7 +691,7 @@ export class EventStore implements EventLog {
 
   private async chainedLate(): Promise<ChainedLate[]> {
     const value = await this.get(keys.CHAINED_LATE_KEY)
-    return value ? (JSON.parse(Buffer.from(value).toString('utf8')) as ChainedLate[]) : []
+    return decodeChainedLate(value)
   }
 
   async flush(): Promise<void> {
@@ -774,6 +774,11 @@ async function leftoversAfter(db: Database, durable: number): Promise<{ type: 'd
   return deletions
 }
 
+/** The ranges noted under CHAINED_LATE_KEY (JSON), none when the key is absent. */
+function decodeChainedLate(value: Uint8Array | undefined): ChainedLate[] {
+  return value ? (JSON.parse(Buffer.from(value).toString('utf8')) as ChainedLate[]) : []
+}
+
 /** How many chunks the chain is extended over per write when a log is found unchained. */
 const CHAIN_BATCH = 1_000
 
@@ -811,7 +816,7 @@ async function extendChain(db: Database, lastPosition: number, now: () => number
     }
   }
   const stored = await db.get(keys.CHAINED_LATE_KEY)
-  const late = stored ? (JSON.parse(Buffer.from(stored).toString('utf8')) as ChainedLate[]) : []
+  const late = decodeChainedLate(stored)
   const noted: ChainedLate[] = to >= from ? [...late, { from, to, at: now() }] : late
   await db.batch([...batch, { type: 'put', key: keys.CHAINED_LATE_KEY, value: Buffer.from(JSON.stringify(noted)) }], { sync: true })
   return head
